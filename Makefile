@@ -1,0 +1,37 @@
+# make run: install and serve on the embedded default (SQLite, template engine).
+# make test: the whole suite (add TEST_DATABASE_URL to run the database tests on Postgres too).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WAITRESS_THREADS ?= 16
+
+.PHONY: install run test lint bench clean
+
+$(STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/flask --app wsgi db upgrade
+	$(BIN)/flask --app wsgi keys ensure-demo --base-url http://$(HOST):$(PORT)
+	@echo "Serving on http://$(HOST):$(PORT) with $(WAITRESS_THREADS) threads"
+	$(BIN)/waitress-serve --listen=$(HOST):$(PORT) --threads=$(WAITRESS_THREADS) wsgi:app
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check app tests bench wsgi.py
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,63 @@
+"""Compliance Report Service: the application factory."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from flask import Flask
+
+from .config import load_secret_key, settings_from_env
+
+__version__ = "0.1.0"
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the app: settings, extensions, blueprints, error handlers, CLI."""
+    app = Flask(__name__, instance_relative_config=True,
+                template_folder=os.path.join(os.path.dirname(os.path.dirname(__file__)), "templates"))
+    os.makedirs(app.instance_path, exist_ok=True)
+    app.config.from_mapping(settings_from_env(app.instance_path))
+    app.config["MIGRATIONS_DIR"] = os.path.join(os.path.dirname(app.root_path), "migrations")
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+    else:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
+    app.json.sort_keys = False
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    register_extensions(app)
+    register_blueprints(app)
+    register_errors(app)
+    register_cli(app)
+    return app
+
+
+def register_extensions(app: Flask) -> None:
+    from . import database
+
+    database.init_app(app)
+
+
+def register_blueprints(app: Flask) -> None:
+    from . import main
+    from .api import bp as api_bp
+    from .api.openapi import build_openapi
+
+    app.register_blueprint(main.bp)
+    app.register_blueprint(api_bp)
+    app.extensions["openapi"] = build_openapi(__version__)
+
+
+def register_errors(app: Flask) -> None:
+    from .errors import register_error_handlers
+
+    register_error_handlers(app)
+
+
+def register_cli(app: Flask) -> None:
+    from .keys.cli import keys_cli
+
+    app.cli.add_command(keys_cli)

@@ -1,0 +1,10 @@
+"""Blueprint /api/v1: thin views that load a schema, call a service and dump a schema."""
+
+from flask import Blueprint
+
+from ..keys.auth import require_api_key
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+bp.before_request(require_api_key)
+
+from . import assessments, catalog  # noqa: E402,F401  (views register themselves on bp)

@@ -1,0 +1,52 @@
+"""marshmallow fields shared by the API schemas."""
+
+from __future__ import annotations
+
+import unicodedata
+from datetime import UTC, datetime
+
+from marshmallow import ValidationError, fields, validate
+
+_ALLOWED_CONTROLS = {"\t", "\n", "\r"}
+
+
+class Text(fields.String):
+    """A trimmed string of bounded length with no NUL or other control characters."""
+
+    def __init__(self, *, max_length: int, min_length: int = 1, **kwargs):
+        super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)
+        self.metadata.setdefault("minLength", min_length)
+        self.metadata.setdefault("maxLength", max_length)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in text):
+            raise ValidationError("Must not contain control characters.")
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+            raise ValidationError("Must be valid Unicode text.")
+        return text.strip()
+
+
+class StrictBoolean(fields.Boolean):
+    """Only JSON true and false; no 'yes', 1 or "true"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise ValidationError("Not a valid boolean.")
+        return value
+
+
+class UtcDateTime(fields.DateTime):
+    """ISO 8601 in UTC with a `Z`; SQLite hands back naive values, which are UTC."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        if value is None:
+            return None
+        if isinstance(value, datetime) and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def utc_iso(value: datetime | None) -> str | None:
+    """The same format outside a schema (webhook payloads, CLI output)."""
+    return UtcDateTime()._serialize(value, None, None)

@@ -1,0 +1,87 @@
+"""The OpenAPI 3 document, built from the marshmallow schemas."""
+
+from __future__ import annotations
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+
+from . import schemas as s
+
+JSON = "application/json"
+
+
+def _error(description: str) -> dict:
+    return {"description": description, "content": {JSON: {"schema": "Error"}}}
+
+
+def _ok(description: str, schema, status: str = "200") -> dict:
+    return {status: {"description": description, "content": {JSON: {"schema": schema}}}}
+
+
+ID_PARAM = {"name": "assessment_id", "in": "path", "required": True,
+            "schema": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}}
+AUTH_ERRORS = {"401": _error("Missing, malformed, unknown or revoked key."),
+               "429": _error("Rate limit exceeded.")}
+NOT_FOUND = {"404": _error("Unknown id, or another partner's.")}
+BODY_ERRORS = {"400": _error("Body is not valid JSON, or not an object."),
+               "413": _error("Body larger than 1 MiB."),
+               "415": _error("Body sent with a content type other than JSON."),
+               "422": _error("Field validation failed; details maps field paths to messages.")}
+
+# (path, method, operation): each operation lists every status it can answer.
+OPERATIONS: list[tuple[str, str, dict]] = [
+    ("/api/v1/assessments", "post", {
+        "summary": "Submit an assessment", "operationId": "createAssessment",
+        "requestBody": {"required": True, "content": {JSON: {"schema": {"oneOf": [
+            {"$ref": "#/components/schemas/Submission"}, {"$ref": "#/components/schemas/SubmissionAlt"}]}}}},
+        "responses": {**_ok("Created; Location names the new assessment.", "Assessment", "201"),
+                      **BODY_ERRORS, **AUTH_ERRORS, "403": _error("Framework not allowed for this key.")}}),
+    ("/api/v1/assessments", "get", {
+        "summary": "List assessments, newest first", "operationId": "listAssessments",
+        "parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                       {"name": "cursor", "in": "query", "schema": {"type": "string"}}],
+        "responses": {**_ok("One page.", "AssessmentPage"), **AUTH_ERRORS,
+                      "422": _error("Invalid limit or cursor.")}}),
+    ("/api/v1/assessments/{assessment_id}", "get", {
+        "summary": "An assessment with its reports", "operationId": "getAssessment", "parameters": [ID_PARAM],
+        "responses": {**_ok("The assessment.", "Assessment"), **AUTH_ERRORS, **NOT_FOUND}}),
+    ("/api/v1/assessments/{assessment_id}", "delete", {
+        "summary": "Erase an assessment, its reports and tokens", "operationId": "deleteAssessment",
+        "parameters": [ID_PARAM],
+        "responses": {"204": {"description": "Erased."}, **AUTH_ERRORS, **NOT_FOUND}}),
+    ("/api/v1/personas", "get", {
+        "summary": "The 25 personas", "operationId": "listPersonas",
+        "responses": {**_ok("The catalogue.", "PersonaList"), **AUTH_ERRORS}}),
+    ("/api/v1/methodologies", "get", {
+        "summary": "The sales methodologies", "operationId": "listMethodologies",
+        "responses": {**_ok("The catalogue.", "MethodologyList"), **AUTH_ERRORS}}),
+    ("/healthz", "get", {
+        "summary": "Liveness and database check", "operationId": "health", "security": [],
+        "responses": {**_ok("Healthy.", "Health"), "503": {"description": "Database unreachable.",
+                                                           "content": {JSON: {"schema": "Health"}}}}}),
+]
+
+SCHEMAS = {
+    "Error": s.ErrorSchema, "Submission": s.SubmissionSchema, "SubmissionAlt": s.SubmissionAltSchema,
+    "Assessment": s.AssessmentSchema, "AssessmentPage": s.AssessmentPageSchema,
+    "PersonaList": s.PersonaListSchema, "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
+}
+
+
+def build_openapi(version: str) -> dict:
+    """Assemble the document of every endpoint."""
+    spec = APISpec(title="Compliance Report Service", version=version, openapi_version="3.0.3",
+                   plugins=[MarshmallowPlugin()],
+                   info={"description": "Submit compliance assessments, generate 25 persona reports, embed them."})
+    spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer",
+                                                   "description": "crs_ followed by 64 hex characters"})
+    for name, schema in SCHEMAS.items():
+        spec.components.schema(name, schema=schema)
+    paths: dict[str, dict] = {}
+    for path, method, operation in OPERATIONS:
+        paths.setdefault(path, {})[method] = operation
+    for path, ops in paths.items():
+        spec.path(path=path, operations=ops)
+    document = spec.to_dict()
+    document["security"] = [{"bearerAuth": []}]
+    return document

@@ -1,0 +1,206 @@
+"""marshmallow schemas: the single contract for validation, output and the OpenAPI document."""
+
+from __future__ import annotations
+
+import re
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+from ..catalog import METHODOLOGY_BY_ID
+from ..embed.urls import embed_url, view_url
+from .fields import StrictBoolean, Text, UtcDateTime
+
+REQUIREMENT_STATUSES = ("met", "not_met", "partially_met")
+ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
+COMPANY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_\-.:]{0,127}$"
+POLICY_PATTERN = r"^([Yy][Ee][Ss]|[Nn][Oo])$"
+MAX_REQUIREMENTS = 2000
+
+
+def _alnum(value: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", value.casefold())
+
+
+# ---------------------------------------------------------------- requests
+
+class RequirementSchema(Schema):
+    id = Text(required=True, max_length=64, metadata={"description": "The framework's clause reference."})
+    title = Text(required=True, max_length=500)
+    status = fields.String(required=True, validate=validate.OneOf(REQUIREMENT_STATUSES))
+
+
+class _SubmissionBase(Schema):
+    companyId = fields.String(
+        required=True, validate=validate.Regexp(COMPANY_ID_PATTERN, error="Must be 1-128 characters of "
+                                                "A-Z a-z 0-9 _ - . : starting with a letter or digit."),
+        metadata={"description": "Opaque client id chosen by the partner; never the real company name.",
+                  "pattern": COMPANY_ID_PATTERN, "example": "client_1042"})
+    industry = Text(required=True, max_length=200, metadata={"example": "Healthcare"})
+    requirements = fields.List(fields.Nested(RequirementSchema), required=True,
+                               validate=validate.Length(min=1, max=MAX_REQUIREMENTS),
+                               metadata={"minItems": 1, "maxItems": MAX_REQUIREMENTS})
+    displayName = Text(max_length=200, allow_none=True,
+                       metadata={"description": "Optional display name; reports say 'the organization' without it."})
+
+
+class SubmissionSchema(_SubmissionBase):
+    """The submission as the spec spells it."""
+
+    framework = Text(required=True, max_length=200, metadata={"example": "ISO 27001"})
+    policy = fields.String(required=True, metadata={"pattern": POLICY_PATTERN, "description": "YES or NO, any case."})
+
+
+class SubmissionAltSchema(_SubmissionBase):
+    """The second spelling: `frameworkName` and a boolean `hasPolicy`."""
+
+    frameworkName = Text(required=True, max_length=200, metadata={"example": "SOC 2"})
+    hasPolicy = StrictBoolean(required=True)
+
+
+class SubmissionLoader(_SubmissionBase):
+    """Accepts either spelling per field and returns one normalised dict."""
+
+    framework = Text(max_length=200)
+    frameworkName = Text(max_length=200)
+    policy = fields.String()
+    hasPolicy = StrictBoolean()
+
+    @validates_schema(skip_on_field_errors=False)
+    def _check(self, data, **kwargs):
+        errors: dict[str, list[str]] = {}
+        frameworks = {data[k] for k in ("framework", "frameworkName") if k in data}
+        if not frameworks:
+            errors["framework"] = ["Missing data for required field (or give frameworkName)."]
+        elif len(frameworks) > 1:
+            errors["framework"] = ["framework and frameworkName disagree."]
+        flags = []
+        if "policy" in data:
+            policy = data["policy"].strip().upper()
+            if policy not in ("YES", "NO"):
+                errors["policy"] = ["Must be YES or NO."]
+            else:
+                flags.append(policy == "YES")
+        if "hasPolicy" in data:
+            flags.append(data["hasPolicy"])
+        if not flags and "policy" not in errors:
+            errors["policy"] = ["Missing data for required field (or give hasPolicy)."]
+        elif len(set(flags)) > 1:
+            errors["policy"] = ["policy and hasPolicy disagree."]
+        display = data.get("displayName")
+        if display and _alnum(display) == _alnum(data.get("companyId", "")):
+            errors["displayName"] = ["Must not equal companyId: companyId must stay opaque."]
+        seen: set[str] = set()
+        for index, requirement in enumerate(data.get("requirements") or []):
+            ref = requirement.get("id")
+            if ref in seen:
+                errors[f"requirements.{index}.id"] = [f"Duplicate requirement id {ref!r}."]
+            seen.add(ref)
+        if errors:
+            raise ValidationError(errors)
+
+    @post_load
+    def _normalise(self, data, **kwargs):
+        has_policy = data["hasPolicy"] if "hasPolicy" in data else data["policy"].strip().upper() == "YES"
+        return {
+            "company_id": data["companyId"],
+            "industry": data["industry"],
+            "framework": data.get("framework") or data["frameworkName"],
+            "has_policy": has_policy,
+            "display_name": data.get("displayName") or None,
+            "requirements": [{"ref": r["id"], "title": r["title"], "status": r["status"]}
+                             for r in data["requirements"]],
+        }
+
+
+class ListQuerySchema(Schema):
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(load_default=None)
+
+
+# ---------------------------------------------------------------- responses
+
+class RequirementOutSchema(Schema):
+    id = fields.String(attribute="ref")
+    title = fields.String()
+    status = fields.String(metadata={"enum": list(REQUIREMENT_STATUSES)})
+
+
+class RequirementCountsSchema(Schema):
+    met = fields.Integer()
+    not_met = fields.Integer()
+    partially_met = fields.Integer()
+    total = fields.Integer()
+
+
+class ReportLinkSchema(Schema):
+    persona = fields.String()
+    viewToken = fields.String(attribute="view_token")
+    viewUrl = fields.Function(lambda report: view_url(report.view_token))
+    status = fields.String(metadata={"enum": ["pending", "completed", "failed"]})
+
+
+def _counts(assessment) -> dict:
+    return {"met": assessment.count_met, "not_met": assessment.count_not_met,
+            "partially_met": assessment.count_partially_met, "total": assessment.total_requirements}
+
+
+class AssessmentSchema(Schema):
+    id = fields.Integer()
+    externalCompanyId = fields.String(attribute="external_company_id")
+    industry = fields.String()
+    framework = fields.String()
+    policy = fields.Function(lambda a: "YES" if a.has_policy else "NO", metadata={"enum": ["YES", "NO"]})
+    hasPolicy = fields.Boolean(attribute="has_policy")
+    displayName = fields.String(attribute="display_name", allow_none=True)
+    requirements = fields.List(fields.Nested(RequirementOutSchema))
+    requirementCounts = fields.Function(_counts, metadata={"type": "object"})
+    complianceScore = fields.Float(attribute="compliance_score")
+    status = fields.String(metadata={"enum": list(ASSESSMENT_STATUSES)})
+    methodology = fields.String(allow_none=True, metadata={"enum": list(METHODOLOGY_BY_ID)})
+    embedToken = fields.String(attribute="embed_token")
+    embedUrl = fields.Function(lambda a: embed_url(a.embed_token))
+    reports = fields.List(fields.Nested(ReportLinkSchema))
+    createdAt = UtcDateTime(attribute="created_at")
+    updatedAt = UtcDateTime(attribute="updated_at")
+    generatedAt = UtcDateTime(attribute="generated_at", allow_none=True)
+
+
+class AssessmentListItemSchema(AssessmentSchema):
+    class Meta:
+        exclude = ("requirements", "reports")
+
+
+class AssessmentPageSchema(Schema):
+    items = fields.List(fields.Nested(AssessmentListItemSchema))
+    nextCursor = fields.String(allow_none=True)
+
+
+class PersonaSchema(Schema):
+    id = fields.String()
+    label = fields.String()
+    category = fields.String()
+
+
+class PersonaListSchema(Schema):
+    items = fields.List(fields.Nested(PersonaSchema))
+
+
+class MethodologySchema(Schema):
+    id = fields.String()
+    label = fields.String()
+
+
+class MethodologyListSchema(Schema):
+    items = fields.List(fields.Nested(MethodologySchema))
+
+
+class ErrorSchema(Schema):
+    error = fields.String(required=True)
+    code = fields.String(required=True)
+    details = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
+    retryAfter = fields.Integer()
+
+
+class HealthSchema(Schema):
+    status = fields.String()
+    database = fields.String()

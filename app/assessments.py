@@ -1,0 +1,101 @@
+"""Assessments: submission, lookup, listing and erasure, always within one partner."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import secrets
+from collections import Counter
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import selectinload
+
+from .errors import ApiError, not_found
+from .extensions import db
+from .generation.scoring import compliance_score
+from .keys.auth import AuthenticatedKey
+from .models import Assessment, Report, Requirement
+
+MAX_ID = 2**63 - 1
+
+
+def new_token() -> str:
+    """An unguessable URL-safe token (192 bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def parse_id(raw: str) -> int:
+    """An id from a path: digits within the database's range, else 404 (never a 500)."""
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 19 or not 1 <= int(raw) <= MAX_ID:
+        raise not_found("No assessment with that id.")
+    return int(raw)
+
+
+def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
+    """Store a validated submission for the key's partner, in one transaction."""
+    if not key.allows_framework(data["framework"]):
+        raise ApiError(403, "framework_not_allowed",
+                       f"This API key is not allowed to submit {data['framework']!r} assessments.")
+    counts = Counter(r["status"] for r in data["requirements"])
+    total = len(data["requirements"])
+    assessment = Assessment(
+        partner_id=key.partner_id, api_key_id=key.id, external_company_id=data["company_id"],
+        industry=data["industry"], framework=data["framework"], has_policy=data["has_policy"],
+        display_name=data["display_name"], status="submitted",
+        count_met=counts["met"], count_not_met=counts["not_met"], count_partially_met=counts["partially_met"],
+        compliance_score=compliance_score(counts["met"], counts["partially_met"], total),
+        embed_token=new_token(),
+    )
+    db.session.add(assessment)
+    db.session.flush()
+    db.session.execute(insert(Requirement), [
+        {"assessment_id": assessment.id, "position": i, **r} for i, r in enumerate(data["requirements"])])
+    db.session.commit()
+    return assessment
+
+
+def get_assessment(key: AuthenticatedKey, raw_id: str, *, full: bool = True) -> Assessment:
+    """The partner's assessment, with requirements and reports when `full`; 404 otherwise."""
+    query = select(Assessment).where(Assessment.id == parse_id(raw_id),
+                                     Assessment.partner_id == key.partner_id)
+    if full:
+        query = query.options(selectinload(Assessment.requirements), selectinload(Assessment.reports))
+    assessment = db.session.scalar(query)
+    if assessment is None:
+        raise not_found("No assessment with that id.")
+    return assessment
+
+
+def _encode_cursor(last_id: int) -> str:
+    return base64.urlsafe_b64encode(f"a:{last_id}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> int:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        prefix, _, number = text.partition(":")
+        if prefix != "a" or not number.isdigit() or not 1 <= int(number) <= MAX_ID:
+            raise ValueError(cursor)
+        return int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise ApiError(422, "validation_error", "The request is not valid.",
+                       details={"cursor": ["Not a cursor returned by this endpoint."]}) from None
+
+
+def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> tuple[list[Assessment], str | None]:
+    """One page of the partner's assessments, newest first, and the cursor of the next page."""
+    query = select(Assessment).where(Assessment.partner_id == key.partner_id)
+    if cursor:
+        query = query.where(Assessment.id < _decode_cursor(cursor))
+    rows = list(db.session.scalars(query.order_by(Assessment.id.desc()).limit(limit + 1)))
+    next_cursor = _encode_cursor(rows[limit - 1].id) if len(rows) > limit else None
+    return rows[:limit], next_cursor
+
+
+def delete_assessment(key: AuthenticatedKey, raw_id: str) -> None:
+    """Erase the assessment, its requirements, reports and tokens."""
+    assessment = get_assessment(key, raw_id, full=False)
+    db.session.execute(delete(Report).where(Report.assessment_id == assessment.id))
+    db.session.execute(delete(Requirement).where(Requirement.assessment_id == assessment.id))
+    db.session.execute(delete(Assessment).where(Assessment.id == assessment.id))
+    db.session.commit()

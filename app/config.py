@@ -1,0 +1,129 @@
+"""Settings read from the environment (and `instance/config.py`), with defaults."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+ENGINES = ("template", "openai")
+
+
+class ConfigError(RuntimeError):
+    """A setting is missing or malformed; raised at start-up, never per request."""
+
+
+def _int(env: dict, name: str, default: int, minimum: int = 0) -> int:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _float(env: dict, name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _bool(env: dict, name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw in (None, ""):
+        return default
+    lowered = raw.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be true or false, got {raw!r}")
+
+
+def _backoff(env: dict) -> tuple[float, ...]:
+    raw = env.get("WEBHOOK_BACKOFF_SECONDS") or "1,4,16"
+    try:
+        waits = tuple(float(part) for part in raw.split(",") if part.strip())
+    except ValueError:
+        raise ConfigError(f"WEBHOOK_BACKOFF_SECONDS must be numbers separated by commas, got {raw!r}") from None
+    if not waits or any(w < 0 for w in waits):
+        raise ConfigError("WEBHOOK_BACKOFF_SECONDS needs at least one non-negative number")
+    return waits
+
+
+def normalize_database_url(url: str) -> str:
+    """Let `postgres://` and `postgresql://` URLs use the psycopg 3 driver we ship."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix):]
+    return url
+
+
+def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
+    """Build the Flask config mapping from environment variables."""
+    env = dict(os.environ if env is None else env)
+    engine = (env.get("REPORT_ENGINE") or "template").strip().lower()
+    if engine not in ENGINES:
+        raise ConfigError(f"REPORT_ENGINE must be one of {', '.join(ENGINES)}, got {engine!r}")
+    database_url = env.get("DATABASE_URL") or "sqlite:///" + os.path.join(instance_path, "app.db")
+    public_base = (env.get("PUBLIC_BASE_URL") or "").strip().rstrip("/") or None
+    return {
+        "SQLALCHEMY_DATABASE_URI": normalize_database_url(database_url),
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "PUBLIC_BASE_URL": public_base,
+        "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",
+        "REPORT_ENGINE": engine,
+        "OPENAI_API_KEY": env.get("OPENAI_API_KEY") or None,
+        "OPENAI_BASE_URL": env.get("OPENAI_BASE_URL") or None,
+        "OPENAI_MODEL": env.get("OPENAI_MODEL") or "gpt-4o-mini",
+        "OPENAI_TIMEOUT_SECONDS": _float(env, "OPENAI_TIMEOUT_SECONDS", 60.0),
+        "OPENAI_MAX_RETRIES": _int(env, "OPENAI_MAX_RETRIES", 2),
+        "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
+        "GENERATION_CLAIM_TIMEOUT_SECONDS": _int(env, "GENERATION_CLAIM_TIMEOUT_SECONDS", 900, minimum=1),
+        "WEBHOOK_MAX_ATTEMPTS": _int(env, "WEBHOOK_MAX_ATTEMPTS", 3, minimum=1),
+        "WEBHOOK_BACKOFF_SECONDS": _backoff(env),
+        "WEBHOOK_TIMEOUT_SECONDS": _float(env, "WEBHOOK_TIMEOUT_SECONDS", 10.0),
+        "WEBHOOK_ALLOW_PRIVATE_NETWORKS": _bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False),
+        "TRUSTED_PROXIES": _int(env, "TRUSTED_PROXIES", 0),
+        "MAX_CONTENT_LENGTH": 1024 * 1024,
+        "JSON_SORT_KEYS": False,
+    }
+
+
+def load_secret_key(instance_path: str, env: dict | None = None) -> str:
+    """Return SECRET_KEY from the environment, or the one generated once into the instance folder.
+
+    The key derives the encryption key of stored webhook secrets, so it must survive restarts:
+    it is written with O_EXCL so concurrent first starts agree on a single value.
+    """
+    env = os.environ if env is None else env
+    if env.get("SECRET_KEY"):
+        return env["SECRET_KEY"]
+    path = os.path.join(instance_path, "secret_key")
+    os.makedirs(instance_path, exist_ok=True)
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+        try:
+            os.link(tmp, path)  # atomic: the first process to link wins, the others read its value
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(tmp)
+    with open(path) as handle:
+        value = handle.read().strip()
+    if not value:
+        raise ConfigError(f"{path} is empty; delete it or set SECRET_KEY")
+    return value

@@ -1,0 +1,1 @@
+"""Embed pages for partners' iframes."""

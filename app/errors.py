@@ -1,0 +1,101 @@
+"""One error shape: JSON `{"error", "code"[, "details"]}` under /api, a small HTML page elsewhere."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from .extensions import db
+
+log = logging.getLogger(__name__)
+
+# Codes for the HTTP errors werkzeug raises on its own (routing, body size, methods).
+HTTP_CODES = {
+    400: ("bad_request", "The request could not be understood."),
+    401: ("unauthorized", "A valid API key is required."),
+    403: ("forbidden", "This key may not do that."),
+    404: ("not_found", "No such resource."),
+    405: ("method_not_allowed", "This method is not allowed on this resource."),
+    409: ("conflict", "The request conflicts with the current state of the resource."),
+    413: ("payload_too_large", "The request body is larger than 1 MiB."),
+    415: ("unsupported_media_type", "Send the request body as application/json."),
+    422: ("validation_error", "The request body is not valid."),
+    429: ("rate_limited", "Rate limit exceeded. Try again later."),
+}
+
+
+class ApiError(Exception):
+    """An error a client caused, answered with the JSON error shape."""
+
+    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
+                 headers: dict | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+
+def not_found(message: str = "No such resource.") -> ApiError:
+    return ApiError(404, "not_found", message)
+
+
+def json_error(status: int, code: str, message: str, details: dict | None = None,
+               headers: dict | None = None) -> Response:
+    """The one JSON error response."""
+    body = {"error": message, "code": code}
+    if details:
+        body["details"] = details
+    response = jsonify(body)
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def wants_json() -> bool:
+    """JSON for the API and the machine endpoints; HTML for pages people look at."""
+    path = request.path
+    return path.startswith("/api/") or path == "/api" or path in ("/healthz", "/openapi.json")
+
+
+def _html_error(status: int, title: str) -> Response:
+    return Response(render_template("errors/error.html", status=status, title=title),
+                    status=status, mimetype="text/html")
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Answer every error in the house shape; never a stack trace."""
+
+    @app.errorhandler(ApiError)
+    def handle_api_error(error: ApiError):
+        return json_error(error.status, error.code, error.message, error.details, error.headers)
+
+    @app.errorhandler(HTTPException)
+    def handle_http_exception(error: HTTPException):
+        status = error.code or 500
+        if status >= 500:
+            return handle_unexpected(error)
+        code, message = HTTP_CODES.get(status, ("http_error", error.description or "Request failed."))
+        headers = {}
+        if status == 405 and getattr(error, "valid_methods", None):
+            headers["Allow"] = ", ".join(error.valid_methods)
+        if wants_json():
+            return json_error(status, code, message, headers=headers)
+        response = _html_error(status, message)
+        response.headers.update(headers)
+        return response
+
+    @app.errorhandler(Exception)
+    def handle_unexpected(error: Exception):
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        try:
+            db.session.rollback()
+        except Exception:  # noqa: BLE001 - the rollback itself may fail when the database is gone
+            log.warning("rollback after an unhandled error failed", exc_info=True)
+        if wants_json():
+            return json_error(500, "internal_error", "Something went wrong on our side. Try again later.")
+        return _html_error(500, "Something went wrong on our side.")

@@ -1,0 +1,1 @@
+"""Partner API keys: issuing, hashing, lookup, the auth hook and the `keys` CLI."""

@@ -1,0 +1,166 @@
+"""`flask --app wsgi keys ...`: operators issue and manage partner keys."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy import func, select
+
+from ..extensions import db
+from ..models import ApiKey
+from .service import (
+    TIER_LIMITS,
+    KeyInputError,
+    issue_api_key,
+    key_settings,
+    revoke_api_key,
+    rotate_webhook_secret,
+    update_api_key,
+)
+
+keys_cli = AppGroup("keys", help="Create and manage partner API keys.")
+TIER = click.Choice(list(TIER_LIMITS))
+
+
+def _load_key(key_id: int) -> ApiKey:
+    key = db.session.get(ApiKey, key_id)
+    if key is None:
+        raise click.ClickException(f"no key with id {key_id}")
+    return key
+
+
+def _created_json(issued) -> dict:
+    key = issued.key
+    return {"id": key.id, "partner": key.partner.name, "apiKey": issued.api_key,
+            "webhookSecret": issued.webhook_secret, "tier": key.tier, "rateLimit": key.rate_limit,
+            "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
+            "embedOrigins": list(key.embed_origins)}
+
+
+@keys_cli.command("create")
+@click.option("--partner", required=True, help="Partner name; created if new.")
+@click.option("--name", default=None, help="A label for this key.")
+@click.option("--tier", type=TIER, default="standard", show_default=True)
+@click.option("--rate-limit", type=click.IntRange(min=1), default=None, help="Requests per hour; overrides the tier.")
+@click.option("--framework", "frameworks", multiple=True, help="Allow only this framework (repeatable).")
+@click.option("--webhook-url", default=None)
+@click.option("--embed-origin", "embed_origins", multiple=True, help="Origin allowed to frame embed pages.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, as_json):
+    """Create a key; the key and its webhook secret are shown only now."""
+    try:
+        issued = issue_api_key(partner, tier=tier, rate_limit=rate_limit, frameworks=list(frameworks),
+                               webhook_url=webhook_url, embed_origins=list(embed_origins), name=name)
+    except KeyInputError as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    if as_json:
+        click.echo(json.dumps(_created_json(issued)))
+        return
+    key = issued.key
+    click.echo(f"Created key {key.id} for partner {key.partner.name!r} ({key.tier}, {key.rate_limit}/hour).")
+    click.echo(f"API key:        {issued.api_key}")
+    click.echo(f"Webhook secret: {issued.webhook_secret}")
+    click.echo("Store both now: they are not shown again.")
+
+
+@keys_cli.command("list")
+@click.option("--partner", default=None, help="Only this partner's keys.")
+@click.option("--json", "as_json", is_flag=True)
+def list_keys(partner, as_json):
+    """List keys (masked) with their settings."""
+    query = select(ApiKey).order_by(ApiKey.id)
+    rows = [key_settings(k) for k in db.session.scalars(query)]
+    if partner:
+        rows = [r for r in rows if r["partner"] == partner]
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for r in rows:
+        state = f"revoked {r['revokedAt']}" if r["revokedAt"] else "active"
+        frameworks = ", ".join(r["frameworks"]) or "all frameworks"
+        click.echo(f"{r['id']:>4}  {r['key']}  {r['partner']}  {r['tier']} {r['rateLimit']}/h  "
+                   f"{frameworks}  webhook={r['webhookUrl'] or '-'}  {state}")
+
+
+@keys_cli.command("update")
+@click.argument("key_id", type=int)
+@click.option("--name", default=None)
+@click.option("--tier", type=TIER, default=None, help="New tier; resets the limit to the tier's unless --rate-limit.")
+@click.option("--rate-limit", type=click.IntRange(min=1), default=None)
+@click.option("--framework", "frameworks", multiple=True, help="Replace the allowed frameworks.")
+@click.option("--all-frameworks", is_flag=True, help="Remove the framework restriction.")
+@click.option("--webhook-url", default=None, help="New webhook URL ('' removes it).")
+@click.option("--embed-origin", "embed_origins", multiple=True, help="Replace the embed origins.")
+@click.option("--any-embed-origin", is_flag=True, help="Remove the embed origin restriction.")
+@click.option("--json", "as_json", is_flag=True)
+def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webhook_url, embed_origins,
+               any_embed_origin, as_json):
+    """Change a key's settings."""
+    key = _load_key(key_id)
+    changes = {}
+    if rate_limit is not None:
+        changes["rate_limit"] = rate_limit
+    if webhook_url is not None:
+        changes["webhook_url"] = webhook_url
+    try:
+        update_api_key(key, tier=tier, name=name,
+                       frameworks=[] if all_frameworks else (list(frameworks) or None),
+                       embed_origins=[] if any_embed_origin else (list(embed_origins) or None), **changes)
+    except KeyInputError as exc:
+        db.session.rollback()
+        raise click.ClickException(str(exc)) from None
+    db.session.commit()
+    settings = key_settings(key)
+    click.echo(json.dumps(settings) if as_json else f"Updated key {key.id}: {settings}")
+
+
+@keys_cli.command("revoke")
+@click.argument("key_id", type=int)
+def revoke_key(key_id):
+    """Revoke a key: the API refuses it at once."""
+    key = _load_key(key_id)
+    revoke_api_key(key)
+    db.session.commit()
+    click.echo(f"Revoked key {key.id} ({key.masked}).")
+
+
+@keys_cli.command("rotate-webhook-secret")
+@click.argument("key_id", type=int)
+@click.option("--json", "as_json", is_flag=True)
+def rotate_secret(key_id, as_json):
+    """Issue a new webhook secret; it is shown only now."""
+    key = _load_key(key_id)
+    secret = rotate_webhook_secret(key)
+    db.session.commit()
+    if as_json:
+        click.echo(json.dumps({"id": key.id, "webhookSecret": secret}))
+    else:
+        click.echo(f"New webhook secret for key {key.id}: {secret}")
+        click.echo("Store it now: it is not shown again.")
+
+
+@keys_cli.command("ensure-demo")
+@click.option("--base-url", default="http://127.0.0.1:8000", show_default=True)
+def ensure_demo(base_url):
+    """On a database with no key at all, create a demo key and print it once with a curl example."""
+    if db.session.scalar(select(func.count()).select_from(ApiKey)):
+        return
+    issued = issue_api_key("demo", name="demo key")
+    db.session.commit()
+    base = base_url.rstrip("/")
+    body = json.dumps({"companyId": "client_1042", "industry": "Healthcare", "framework": "ISO 27001",
+                       "policy": "YES", "requirements": [
+                           {"id": "A.5.15", "title": "Access control", "status": "not_met"},
+                           {"id": "A.8.13", "title": "Information backup", "status": "partially_met"},
+                           {"id": "A.5.1", "title": "Policies for information security", "status": "met"}]})
+    click.echo("A demo key was created. It is shown only this once:\n")
+    click.echo(f"  {issued.api_key}\n")
+    click.echo("Try it:\n")
+    click.echo(f"  curl -s -X POST {base}/api/v1/assessments \\\n"
+               f"    -H 'Authorization: Bearer {issued.api_key}' \\\n"
+               f"    -H 'Content-Type: application/json' \\\n"
+               f"    -d '{body}'\n")

@@ -1,0 +1,148 @@
+"""Issuing, updating and revoking partner keys; the only place keys are hashed."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from ..extensions import db
+from ..models import ApiKey, Partner, utcnow
+from .crypto import encrypt_secret
+
+KEY_PREFIX = "crs_"
+SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
+KEY_PATTERN = re.compile(r"^crs_[0-9a-f]{64}$")
+TIER_LIMITS = {"trial": 10, "starter": 50, "standard": 100, "professional": 500, "enterprise": 1000}
+DEFAULT_TIER = "standard"
+
+
+class KeyInputError(ValueError):
+    """A key setting given by an operator or partner is invalid."""
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    """A new key with its plaintext credentials, which exist only in this object."""
+
+    key: ApiKey
+    api_key: str
+    webhook_secret: str
+
+
+def hash_api_key(api_key: str) -> str:
+    """SHA-256 hex digest: the only form in which a key is stored."""
+    return hashlib.sha256(api_key.encode()).hexdigest()
+
+
+def new_webhook_secret() -> str:
+    return SECRET_PREFIX + secrets.token_hex(32)
+
+
+def normalize_framework(name: str) -> str:
+    """Framework comparison ignores case and whitespace: 'ISO 27001' == 'iso27001'."""
+    return "".join(name.split()).lower()
+
+
+def normalize_origin(origin: str) -> str:
+    """An embed origin is `scheme://host[:port]` (or `*` for any)."""
+    origin = origin.strip().rstrip("/")
+    if origin == "*" or re.fullmatch(r"https?://[A-Za-z0-9.\-*]+(:\d{1,5})?", origin):
+        return origin.lower()
+    raise KeyInputError(f"embed origin must look like https://example.com, got {origin!r}")
+
+
+def _validate_webhook_url(url: str | None) -> str | None:
+    if url is None or url.strip() == "":
+        return None
+    from ..webhooks.urls import WebhookUrlError, validate_webhook_url
+
+    try:
+        return validate_webhook_url(url.strip())
+    except WebhookUrlError as exc:
+        raise KeyInputError(str(exc)) from None
+
+
+def _limit_for(tier: str, rate_limit: int | None) -> int:
+    if tier not in TIER_LIMITS:
+        raise KeyInputError(f"tier must be one of {', '.join(TIER_LIMITS)}, got {tier!r}")
+    if rate_limit is None:
+        return TIER_LIMITS[tier]
+    if rate_limit < 1:
+        raise KeyInputError("rate limit must be at least 1 request per hour")
+    return rate_limit
+
+
+def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: int | None = None,
+                  frameworks: list[str] | None = None, webhook_url: str | None = None,
+                  embed_origins: list[str] | None = None, name: str | None = None) -> IssuedKey:
+    """Create a key (and its partner when new); the caller commits."""
+    partner_name = partner_name.strip()
+    if not partner_name:
+        raise KeyInputError("partner name must not be empty")
+    limit = _limit_for(tier, rate_limit)
+    origins = [normalize_origin(o) for o in embed_origins or []]
+    clean_frameworks = [f.strip() for f in frameworks or [] if f.strip()]
+    url = _validate_webhook_url(webhook_url)
+    partner = db.session.scalar(select(Partner).where(Partner.name == partner_name))
+    if partner is None:
+        partner = Partner(name=partner_name)
+        db.session.add(partner)
+    api_key = KEY_PREFIX + secrets.token_hex(32)
+    webhook_secret = new_webhook_secret()
+    key = ApiKey(partner=partner, name=name, key_hash=hash_api_key(api_key), last4=api_key[-4:], tier=tier,
+                 rate_limit=limit, frameworks=clean_frameworks, webhook_url=url,
+                 webhook_secret_encrypted=encrypt_secret(webhook_secret), embed_origins=origins)
+    db.session.add(key)
+    db.session.flush()
+    return IssuedKey(key=key, api_key=api_key, webhook_secret=webhook_secret)
+
+
+_UNSET = object()
+
+
+def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | None | object = _UNSET,
+                   frameworks: list[str] | None = None, webhook_url: str | None | object = _UNSET,
+                   embed_origins: list[str] | None = None, name: str | None = None) -> ApiKey:
+    """Change a key's settings; `None` means unchanged, an empty list clears, a new tier resets the limit."""
+    if tier is not None or rate_limit is not _UNSET:
+        new_tier = tier or key.tier
+        key.rate_limit = _limit_for(new_tier, None if rate_limit is _UNSET else rate_limit)
+        key.tier = new_tier
+    if frameworks is not None:
+        key.frameworks = [f.strip() for f in frameworks if f.strip()]
+    if webhook_url is not _UNSET:
+        key.webhook_url = _validate_webhook_url(webhook_url)
+    if embed_origins is not None:
+        key.embed_origins = [normalize_origin(o) for o in embed_origins]
+    if name is not None:
+        key.name = name.strip() or None
+    return key
+
+
+def revoke_api_key(key: ApiKey) -> None:
+    """Refuse the key from now on; it stays listed with its revocation time."""
+    if key.revoked_at is None:
+        key.revoked_at = utcnow()
+
+
+def rotate_webhook_secret(key: ApiKey) -> str:
+    """Issue a new webhook secret and return its plaintext (shown once)."""
+    secret = new_webhook_secret()
+    key.webhook_secret_encrypted = encrypt_secret(secret)
+    return secret
+
+
+def key_settings(key: ApiKey) -> dict:
+    """A key's settings as shown by the CLI and the portal (never the key or its secret)."""
+    return {
+        "id": key.id, "partner": key.partner.name, "name": key.name, "key": key.masked, "tier": key.tier,
+        "rateLimit": key.rate_limit, "frameworks": list(key.frameworks or []), "webhookUrl": key.webhook_url,
+        "embedOrigins": list(key.embed_origins or []),
+        "createdAt": key.created_at.isoformat() if key.created_at else None,
+        "lastUsedAt": key.last_used_at.isoformat() if key.last_used_at else None,
+        "revokedAt": key.revoked_at.isoformat() if key.revoked_at else None,
+    }

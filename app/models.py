@@ -1,0 +1,126 @@
+"""Typed SQLAlchemy models. No commits here: services own their transactions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .extensions import db
+
+# BigInteger primary keys are plain INTEGER on SQLite (so they stay rowid aliases).
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def utcnow() -> datetime:
+    """Aware UTC now; every stored time is UTC."""
+    return datetime.now(UTC)
+
+
+class Partner(db.Model):
+    __tablename__ = "partners"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    keys: Mapped[list[ApiKey]] = relationship(back_populates="partner")
+
+
+class ApiKey(db.Model):
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
+    name: Mapped[str | None] = mapped_column(String(200))
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    last4: Mapped[str] = mapped_column(String(4))
+    tier: Mapped[str] = mapped_column(String(20), default="standard")
+    rate_limit: Mapped[int] = mapped_column(Integer, default=100)
+    # Empty list: every framework is allowed.
+    frameworks: Mapped[list[str]] = mapped_column(JSON, default=list)
+    webhook_url: Mapped[str | None] = mapped_column(String(2048))
+    webhook_secret_encrypted: Mapped[str] = mapped_column(Text)
+    embed_origins: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    partner: Mapped[Partner] = relationship(back_populates="keys")
+
+    @property
+    def masked(self) -> str:
+        """The form a key may be shown in anywhere after creation."""
+        return f"crs_…{self.last4}"
+
+
+class Assessment(db.Model):
+    __tablename__ = "assessments"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
+    api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id"), index=True)
+    external_company_id: Mapped[str] = mapped_column(String(128))
+    industry: Mapped[str] = mapped_column(String(200))
+    framework: Mapped[str] = mapped_column(String(200))
+    has_policy: Mapped[bool] = mapped_column(Boolean)
+    display_name: Mapped[str | None] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(20), default="submitted")
+    methodology: Mapped[str | None] = mapped_column(String(40))
+    compliance_score: Mapped[float] = mapped_column(Float)
+    count_met: Mapped[int] = mapped_column(Integer)
+    count_not_met: Mapped[int] = mapped_column(Integer)
+    count_partially_met: Mapped[int] = mapped_column(Integer)
+    embed_token: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    generated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    generation_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    api_key: Mapped[ApiKey] = relationship()
+    requirements: Mapped[list[Requirement]] = relationship(
+        back_populates="assessment", order_by="Requirement.position",
+        cascade="all, delete-orphan", passive_deletes=True,
+    )
+    reports: Mapped[list[Report]] = relationship(
+        back_populates="assessment", order_by="Report.position",
+        cascade="all, delete-orphan", passive_deletes=True,
+    )
+
+    @property
+    def total_requirements(self) -> int:
+        return self.count_met + self.count_not_met + self.count_partially_met
+
+
+class Requirement(db.Model):
+    __tablename__ = "requirements"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    assessment_id: Mapped[int] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    ref: Mapped[str] = mapped_column(String(64))
+    title: Mapped[str] = mapped_column(String(500))
+    status: Mapped[str] = mapped_column(String(20))
+
+    assessment: Mapped[Assessment] = relationship(back_populates="requirements")
+
+
+class Report(db.Model):
+    __tablename__ = "reports"
+    __table_args__ = (UniqueConstraint("assessment_id", "persona"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    assessment_id: Mapped[int] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    persona: Mapped[str] = mapped_column(String(40))
+    view_token: Mapped[str] = mapped_column(String(64), unique=True)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    content: Mapped[dict | None] = mapped_column(JSON)
+    methodology: Mapped[str | None] = mapped_column(String(40))
+    engine: Mapped[str | None] = mapped_column(String(20))
+    error: Mapped[str | None] = mapped_column(Text)
+    generated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    view_count: Mapped[int] = mapped_column(Integer, default=0)
+
+    assessment: Mapped[Assessment] = relationship(back_populates="reports")

@@ -1,0 +1,1 @@
+"""Webhooks: URL safety, and (later) the outbox, signer and sender thread."""

@@ -1,0 +1,110 @@
+"""Fixtures: app (on SQLite, and on Postgres when TEST_DATABASE_URL is set), client, runner, db, keys."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from sqlalchemy import text
+
+from app import create_app
+from app.config import normalize_database_url
+from app.extensions import db as _db
+from app.keys.service import issue_api_key
+
+POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+BACKENDS = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])
+
+
+def database_url(backend: str, tmp_path) -> str:
+    if backend == "postgres":
+        return normalize_database_url(POSTGRES_URL)
+    return f"sqlite:///{tmp_path / 'test.db'}"
+
+
+def base_config(url: str) -> dict:
+    """Test settings that do not depend on the developer's environment."""
+    return {
+        "TESTING": True, "SECRET_KEY": "test-secret-key", "SQLALCHEMY_DATABASE_URI": url,
+        "PUBLIC_BASE_URL": None, "REPORT_ENGINE": "template", "RATELIMIT_STORAGE_URI": "memory://",
+        "WEBHOOK_ALLOW_PRIVATE_NETWORKS": False,
+    }
+
+
+def reset_schema() -> None:
+    """Drop everything, alembic's bookkeeping included, so each test starts empty."""
+    _db.drop_all()
+    with _db.engine.begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS alembic_version"))
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def app_factory(backend, tmp_path):
+    """Build apps on this test's database; the schema is created once by the first."""
+    made = []
+
+    def make(**overrides):
+        application = create_app({**base_config(database_url(backend, tmp_path)), **overrides})
+        if not made:
+            with application.app_context():
+                reset_schema()
+                _db.create_all()
+        made.append(application)
+        return application
+
+    yield make
+    for application in made:
+        with application.app_context():
+            _db.session.remove()
+            _db.engine.dispose()
+
+
+@pytest.fixture
+def app(app_factory):
+    return app_factory()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def db(app):
+    with app.app_context():
+        yield _db
+
+
+@pytest.fixture
+def make_key(app):
+    """Issue a key: make_key(partner="acme", frameworks=[...]) -> IssuedKey."""
+
+    def make(partner: str = "acme", **settings):
+        with app.app_context():
+            issued = issue_api_key(partner, **settings)
+            _db.session.commit()
+            _db.session.refresh(issued.key)
+            _db.session.expunge(issued.key)
+            return issued
+
+    return make
+
+
+@pytest.fixture
+def api_key(make_key) -> str:
+    return make_key().api_key
+
+
+@pytest.fixture
+def auth(api_key) -> dict:
+    return {"Authorization": f"Bearer {api_key}"}
