@@ -26,13 +26,20 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
     app.json.sort_keys = False
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging()
 
     register_extensions(app)
     register_blueprints(app)
     register_errors(app)
     register_cli(app)
     return app
+
+
+def configure_logging() -> None:
+    """INFO to stderr unless the host process configured logging already."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
 
 def register_extensions(app: Flask) -> None:
