@@ -316,7 +316,7 @@ PERSONAS: tuple[Persona, ...] = (
         decides="whether the remediation is funded, from which budget line, and in what order",
         keywords=("budget", "supplier", "contract", "continuity", "insur", "financ", "vendor",
                   "business associate", "backup", "redundan", "fraud", "legal", "penalt", "disrupt",
-                  "capacity", "cost", "asset"),
+                  "capacity", "cost"),
         stakes="cost, fines and budget",
         clause_hints=("a.5.19", "a.5.20", "a.5.21", "a.5.22", "a.5.29", "a.5.30", "a.5.31", "cc9",
                       "164.308(b)", "164.308(a)(7)"),
