@@ -43,9 +43,10 @@ def configure_logging() -> None:
 
 
 def register_extensions(app: Flask) -> None:
-    from . import database
+    from . import database, generation
 
     database.init_app(app)
+    generation.init_app(app)
 
 
 def register_blueprints(app: Flask) -> None:

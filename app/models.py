@@ -92,6 +92,11 @@ class Assessment(db.Model):
     def total_requirements(self) -> int:
         return self.count_met + self.count_not_met + self.count_partially_met
 
+    @property
+    def requirement_counts(self) -> dict[str, int]:
+        return {"met": self.count_met, "not_met": self.count_not_met,
+                "partially_met": self.count_partially_met, "total": self.total_requirements}
+
 
 class Requirement(db.Model):
     __tablename__ = "requirements"
@@ -124,3 +129,20 @@ class Report(db.Model):
     view_count: Mapped[int] = mapped_column(Integer, default=0)
 
     assessment: Mapped[Assessment] = relationship(back_populates="reports")
+
+
+class UsageRecord(db.Model):
+    """What one assessment is billed: the most reports any one of its runs delivered.
+
+    No foreign key to the assessment: billing history outlives an erased assessment.
+    """
+
+    __tablename__ = "usage_records"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    assessment_id: Mapped[int] = mapped_column(BigInteger, unique=True)
+    partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
+    api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id"), index=True)
+    reports: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)

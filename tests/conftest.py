@@ -11,6 +11,7 @@ from app import create_app
 from app.config import normalize_database_url
 from app.extensions import db as _db
 from app.keys.service import issue_api_key
+from tests.support.fake_openai import FakeOpenAIServer
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])
@@ -59,6 +60,10 @@ def app_factory(backend, tmp_path):
 
     yield make
     for application in made:
+        application.extensions["generation_pool"].shutdown(wait=True)
+        engine = application.extensions["report_engine"]
+        if hasattr(engine, "close"):
+            engine.close()
         with application.app_context():
             _db.session.remove()
             _db.engine.dispose()
@@ -108,3 +113,24 @@ def api_key(make_key) -> str:
 @pytest.fixture
 def auth(api_key) -> dict:
     return {"Authorization": f"Bearer {api_key}"}
+
+
+@pytest.fixture(scope="session")
+def openai_server():
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_openai(openai_server):
+    """The loopback OpenAI-compatible server, with behaviours cleared for this test."""
+    openai_server.reset()
+    yield openai_server
+    openai_server.reset()
+
+
+@pytest.fixture
+def openai_app(app_factory, fake_openai):
+    """An app whose reports come from the loopback server through the openai client."""
+    return app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
+                       OPENAI_MODEL="fake-model", OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=5.0)

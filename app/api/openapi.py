@@ -5,6 +5,8 @@ from __future__ import annotations
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 
+from ..catalog import PERSONAS
+from ..generation.content import ReportContentSchema
 from . import schemas as s
 
 JSON = "application/json"
@@ -49,6 +51,22 @@ OPERATIONS: list[tuple[str, str, dict]] = [
         "summary": "Erase an assessment, its reports and tokens", "operationId": "deleteAssessment",
         "parameters": [ID_PARAM],
         "responses": {"204": {"description": "Erased."}, **AUTH_ERRORS, **NOT_FOUND}}),
+    ("/api/v1/assessments/{assessment_id}/generate", "post", {
+        "summary": "Generate the 25 persona reports", "operationId": "generateReports", "parameters": [ID_PARAM],
+        "description": "Runs the fan-out and answers when every report is written. Regeneration keeps all tokens.",
+        "requestBody": {"required": False, "content": {JSON: {"schema": "GenerateRequest"}}},
+        "responses": {**_ok("Generation finished (status completed or failed).", "GenerationResult"),
+                      **BODY_ERRORS, **AUTH_ERRORS, **NOT_FOUND,
+                      "409": _error("Generation already running for this assessment.")}}),
+    ("/api/v1/assessments/{assessment_id}/reports/{persona}", "get", {
+        "summary": "One report's content", "operationId": "getReport",
+        "parameters": [ID_PARAM, {"name": "persona", "in": "path", "required": True,
+                                  "schema": {"type": "string", "enum": [p.id for p in PERSONAS]}}],
+        "responses": {**_ok("The report.", "ReportContent"), **AUTH_ERRORS,
+                      "404": _error("Unknown assessment, or no content for that persona yet.")}}),
+    ("/api/v1/usage", "get", {
+        "summary": "Assessments and reports billed, per key and in total", "operationId": "getUsage",
+        "responses": {**_ok("Usage in USD.", "Usage"), **AUTH_ERRORS}}),
     ("/api/v1/personas", "get", {
         "summary": "The 25 personas", "operationId": "listPersonas",
         "responses": {**_ok("The catalogue.", "PersonaList"), **AUTH_ERRORS}}),
@@ -64,7 +82,9 @@ OPERATIONS: list[tuple[str, str, dict]] = [
 SCHEMAS = {
     "Error": s.ErrorSchema, "Submission": s.SubmissionSchema, "SubmissionAlt": s.SubmissionAltSchema,
     "Assessment": s.AssessmentSchema, "AssessmentPage": s.AssessmentPageSchema,
-    "PersonaList": s.PersonaListSchema, "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
+    "GenerateRequest": s.GenerateRequestSchema, "GenerationResult": s.GenerationResultSchema,
+    "ReportContent": ReportContentSchema, "Usage": s.UsageSchema, "PersonaList": s.PersonaListSchema,
+    "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
 }
 
 

@@ -6,7 +6,7 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from ..catalog import METHODOLOGY_BY_ID
+from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID
 from ..embed.urls import embed_url, view_url
 from .fields import StrictBoolean, Text, UtcDateTime
 
@@ -112,6 +112,11 @@ class SubmissionLoader(_SubmissionBase):
         }
 
 
+class GenerateRequestSchema(Schema):
+    methodology = fields.String(load_default=DEFAULT_METHODOLOGY, validate=validate.OneOf(list(METHODOLOGY_BY_ID)),
+                                metadata={"description": "Sales methodology; default spin."})
+
+
 class ListQuerySchema(Schema):
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(load_default=None)
@@ -135,13 +140,8 @@ class RequirementCountsSchema(Schema):
 class ReportLinkSchema(Schema):
     persona = fields.String()
     viewToken = fields.String(attribute="view_token")
-    viewUrl = fields.Function(lambda report: view_url(report.view_token))
+    viewUrl = fields.Function(lambda report: view_url(report.view_token), metadata={"type": "string"})
     status = fields.String(metadata={"enum": ["pending", "completed", "failed"]})
-
-
-def _counts(assessment) -> dict:
-    return {"met": assessment.count_met, "not_met": assessment.count_not_met,
-            "partially_met": assessment.count_partially_met, "total": assessment.total_requirements}
 
 
 class AssessmentSchema(Schema):
@@ -149,16 +149,17 @@ class AssessmentSchema(Schema):
     externalCompanyId = fields.String(attribute="external_company_id")
     industry = fields.String()
     framework = fields.String()
-    policy = fields.Function(lambda a: "YES" if a.has_policy else "NO", metadata={"enum": ["YES", "NO"]})
+    policy = fields.Function(lambda a: "YES" if a.has_policy else "NO",
+                             metadata={"type": "string", "enum": ["YES", "NO"]})
     hasPolicy = fields.Boolean(attribute="has_policy")
     displayName = fields.String(attribute="display_name", allow_none=True)
     requirements = fields.List(fields.Nested(RequirementOutSchema))
-    requirementCounts = fields.Function(_counts, metadata={"type": "object"})
+    requirementCounts = fields.Nested(RequirementCountsSchema, attribute="requirement_counts")
     complianceScore = fields.Float(attribute="compliance_score")
     status = fields.String(metadata={"enum": list(ASSESSMENT_STATUSES)})
     methodology = fields.String(allow_none=True, metadata={"enum": list(METHODOLOGY_BY_ID)})
     embedToken = fields.String(attribute="embed_token")
-    embedUrl = fields.Function(lambda a: embed_url(a.embed_token))
+    embedUrl = fields.Function(lambda a: embed_url(a.embed_token), metadata={"type": "string", "format": "uri"})
     reports = fields.List(fields.Nested(ReportLinkSchema))
     createdAt = UtcDateTime(attribute="created_at")
     updatedAt = UtcDateTime(attribute="updated_at")
@@ -173,6 +174,37 @@ class AssessmentListItemSchema(AssessmentSchema):
 class AssessmentPageSchema(Schema):
     items = fields.List(fields.Nested(AssessmentListItemSchema))
     nextCursor = fields.String(allow_none=True)
+
+
+class GenerationResultSchema(Schema):
+    assessmentId = fields.Integer(attribute="id")
+    status = fields.String(metadata={"enum": ["completed", "failed"]})
+    methodology = fields.String()
+    complianceScore = fields.Float(attribute="compliance_score")
+    totalReports = fields.Function(lambda a: len(a.reports), metadata={"type": "integer"})
+    failedReports = fields.Function(lambda a: sum(r.status != "completed" for r in a.reports),
+                                    metadata={"type": "integer"})
+    embedToken = fields.String(attribute="embed_token")
+    embedUrl = fields.Function(lambda a: embed_url(a.embed_token), metadata={"type": "string", "format": "uri"})
+    reports = fields.List(fields.Nested(ReportLinkSchema))
+    generatedAt = UtcDateTime(attribute="generated_at")
+
+
+class UsageCountsSchema(Schema):
+    assessments = fields.Integer()
+    reports = fields.Integer()
+    amount = fields.Integer()
+
+
+class KeyUsageSchema(UsageCountsSchema):
+    keyId = fields.Integer()
+    key = fields.String()
+
+
+class UsageSchema(Schema):
+    currency = fields.String()
+    total = fields.Nested(UsageCountsSchema)
+    keys = fields.List(fields.Nested(KeyUsageSchema))
 
 
 class PersonaSchema(Schema):

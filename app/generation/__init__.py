@@ -1,0 +1,19 @@
+"""Report generation: engines, the fan-out pool, scoring and billing."""
+
+from __future__ import annotations
+
+import atexit
+from concurrent.futures import ThreadPoolExecutor
+
+from flask import Flask
+
+from .engines import build_engine
+
+
+def init_app(app: Flask) -> None:
+    """Give the app its report engine and its fan-out pool (threads start on first use)."""
+    engine = build_engine(app)
+    pool = ThreadPoolExecutor(max_workers=app.config["GENERATION_WORKERS"], thread_name_prefix="generate")
+    app.extensions["report_engine"] = engine
+    app.extensions["generation_pool"] = pool
+    atexit.register(pool.shutdown, wait=False, cancel_futures=True)

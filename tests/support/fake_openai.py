@@ -249,6 +249,10 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     server: _HTTPServer
 
+    # Headers and body leave in separate writes; without TCP_NODELAY, Nagle's algorithm holds the
+    # body until the client's delayed ACK (~40 ms), which real API servers do not add.
+    disable_nagle_algorithm = True
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 

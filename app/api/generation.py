@@ -1,0 +1,32 @@
+"""Views of generation, report content and usage."""
+
+from __future__ import annotations
+
+from ..generation import billing, service
+from ..generation.content import ReportContentSchema
+from ..keys.auth import current_key
+from . import bp
+from .body import json_object, load
+from .schemas import GenerateRequestSchema, GenerationResultSchema, UsageSchema
+
+generate_request = GenerateRequestSchema()
+generation_result = GenerationResultSchema()
+report_content_schema = ReportContentSchema()
+usage_schema = UsageSchema()
+
+
+@bp.post("/assessments/<assessment_id>/generate")
+def generate(assessment_id: str):
+    options = load(generate_request, json_object(optional=True))
+    assessment = service.generate(current_key(), assessment_id, options["methodology"])
+    return generation_result.dump(assessment)
+
+
+@bp.get("/assessments/<assessment_id>/reports/<persona>")
+def get_report(assessment_id: str, persona: str):
+    return report_content_schema.dump(service.report_content(current_key(), assessment_id, persona))
+
+
+@bp.get("/usage")
+def usage():
+    return usage_schema.dump(billing.usage_summary(current_key()))

@@ -1,0 +1,39 @@
+"""Usage: what each assessment is billed, at the spec's prices."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from ..catalog import PRICE_PER_REPORT_USD, REPORTS_PER_ASSESSMENT
+from ..extensions import db
+from ..keys.auth import AuthenticatedKey
+from ..models import ApiKey, Assessment, UsageRecord
+
+
+def record_usage(assessment: Assessment, key: AuthenticatedKey, delivered: int) -> None:
+    """Bill the most reports any one run delivered; a regeneration never bills again."""
+    delivered = min(delivered, REPORTS_PER_ASSESSMENT)
+    record = db.session.scalar(select(UsageRecord).where(UsageRecord.assessment_id == assessment.id))
+    if record is None:
+        if delivered:
+            db.session.add(UsageRecord(assessment_id=assessment.id, partner_id=assessment.partner_id,
+                                       api_key_id=key.id, reports=delivered))
+    elif delivered > record.reports:
+        record.reports = delivered
+        record.api_key_id = key.id
+
+
+def usage_summary(key: AuthenticatedKey) -> dict:
+    """Assessments, reports and USD billed to the partner, per key and in total."""
+    rows = db.session.execute(
+        select(ApiKey.id, ApiKey.last4, func.count(UsageRecord.id), func.coalesce(func.sum(UsageRecord.reports), 0))
+        .join(UsageRecord, UsageRecord.api_key_id == ApiKey.id)
+        .where(UsageRecord.partner_id == key.partner_id)
+        .group_by(ApiKey.id, ApiKey.last4).order_by(ApiKey.id)).all()
+    keys = [{"keyId": key_id, "key": f"crs_…{last4}", "assessments": count, "reports": int(reports),
+             "amount": int(reports) * PRICE_PER_REPORT_USD} for key_id, last4, count, reports in rows]
+    total_reports = sum(k["reports"] for k in keys)
+    return {"currency": "USD",
+            "total": {"assessments": sum(k["assessments"] for k in keys), "reports": total_reports,
+                      "amount": total_reports * PRICE_PER_REPORT_USD},
+            "keys": keys}

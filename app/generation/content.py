@@ -1,0 +1,83 @@
+"""The shape of a report's content, shared by both engines and the API."""
+
+from __future__ import annotations
+
+import re
+
+from marshmallow import Schema, fields, validate
+
+from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
+
+# What an LLM must answer with (OpenAI "strict" JSON schema: every property required, no extras).
+CONTENT_JSON_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["title", "summary", "sections", "callToAction"],
+    "properties": {
+        "title": {"type": "string"},
+        "summary": {"type": "string"},
+        "sections": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["heading", "paragraphs", "bullets"],
+            "properties": {"heading": {"type": "string"},
+                           "paragraphs": {"type": "array", "items": {"type": "string"}},
+                           "bullets": {"type": "array", "items": {"type": "string"}}}}},
+        "callToAction": {"type": "string"},
+    },
+}
+
+
+class SectionSchema(Schema):
+    heading = fields.String(required=True, validate=validate.Length(min=1, max=300))
+    paragraphs = fields.List(fields.String(validate=validate.Length(max=5000)), required=True,
+                             validate=validate.Length(max=20))
+    bullets = fields.List(fields.String(validate=validate.Length(max=2000)), required=True,
+                          validate=validate.Length(max=40))
+
+
+class EngineContentSchema(Schema):
+    """What an engine writes; validates LLM output before it is stored."""
+
+    title = fields.String(required=True, validate=validate.Length(min=1, max=300))
+    summary = fields.String(required=True, validate=validate.Length(min=1, max=5000))
+    sections = fields.List(fields.Nested(SectionSchema), required=True, validate=validate.Length(min=1, max=20))
+    callToAction = fields.String(required=True, validate=validate.Length(min=1, max=3000))
+
+
+class ReportContentSchema(EngineContentSchema):
+    """A stored report as `GET /assessments/:id/reports/:persona` returns it."""
+
+    persona = fields.String()
+    personaLabel = fields.String()
+    category = fields.String()
+    methodology = fields.String()
+    methodologyLabel = fields.String()
+    generatedAt = fields.String()
+    engine = fields.String()
+
+
+_ORGANIZATION = re.compile(r"\b([Tt])he organization\b")
+
+
+def apply_display_name(content: dict, display_name: str | None) -> dict:
+    """Swap 'the organization' for the partner's display name in every string of the content."""
+    if not display_name:
+        return content
+
+    def swap(text: str) -> str:
+        return _ORGANIZATION.sub(display_name.replace("\\", "\\\\"), text)
+
+    return {
+        "title": swap(content["title"]), "summary": swap(content["summary"]),
+        "sections": [{"heading": swap(s["heading"]), "paragraphs": [swap(p) for p in s["paragraphs"]],
+                      "bullets": [swap(b) for b in s["bullets"]]} for s in content["sections"]],
+        "callToAction": swap(content["callToAction"]),
+    }
+
+
+def stored_content(content: dict, persona_id: str, methodology_id: str, engine: str, generated_at: str) -> dict:
+    """An engine's content with the labels a reader needs, as stored and served."""
+    persona = PERSONA_BY_ID[persona_id]
+    methodology = METHODOLOGY_BY_ID[methodology_id]
+    return {"persona": persona.id, "personaLabel": persona.label, "category": persona.category,
+            "methodology": methodology.id, "methodologyLabel": methodology.label, **content,
+            "generatedAt": generated_at, "engine": engine}

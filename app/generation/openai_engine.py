@@ -1,0 +1,99 @@
+"""Report text from any OpenAI-compatible server, one chat completion per persona."""
+
+from __future__ import annotations
+
+import json
+
+from marshmallow import ValidationError
+from openai import OpenAI
+from openai.types.chat import ChatCompletion
+
+from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID, Methodology, Persona
+from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
+from .facts import AssessmentFacts
+
+SYSTEM_PROMPT = (
+    "You are a senior compliance consultant writing a stakeholder briefing on a compliance assessment. "
+    "Write for the one reader named at the end, in their terms, following the sales methodology given. "
+    "Refer to the client only as 'the organization'; never invent a company name. Name unmet and partially "
+    "met requirements by their id and title. Answer with a JSON object only, matching the schema."
+)
+STATUS_WORDS = {"met": "met", "not_met": "NOT MET", "partially_met": "PARTIALLY MET"}
+_content_schema = EngineContentSchema()
+RESPONSE_FORMAT = {"type": "json_schema",
+                   "json_schema": {"name": "persona_report", "strict": True, "schema": CONTENT_JSON_SCHEMA}}
+
+
+class EngineOutputError(ValueError):
+    """The model answered, but not with a usable report."""
+
+
+def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
+    """The part shared by all 25 calls of a run; first, so the provider's prompt cache serves it."""
+    lines = [
+        f"Framework: {facts.framework}",
+        f"Industry: {facts.industry}",
+        f"Documented policy: {'yes' if facts.has_policy else 'no'}",
+        f"Compliance score: {facts.compliance_score} / 100 "
+        f"({facts.met} met, {facts.partially_met} partially met, {facts.not_met} not met, {facts.total} total)",
+        f"Methodology: {methodology.id} ({methodology.label}). Tone: {methodology.tone}",
+        "Sections, in this order (one per stage):",
+        *(f"- {stage.heading}: {stage.purpose}" for stage in methodology.stages),
+        f"Call to action style: {methodology.cta_style}",
+        "Requirements (id | title | status):",
+        *(f"- {r.id} | {r.title} | {STATUS_WORDS[r.status]}" for r in facts.requirements),
+    ]
+    return "\n".join(lines)
+
+
+def persona_prompt(persona: Persona) -> str:
+    """The part that differs per call; last."""
+    return "\n".join([
+        f"Persona: {persona.id} ({persona.label})",
+        f"Category: {persona.category}",
+        f"Reader: {persona.role}",
+        f"What they care about: {'; '.join(persona.concerns)}",
+        f"The decision in front of them: {persona.decides}",
+        f"Express consequences in terms of: {persona.stakes}",
+        "Write the briefing for this reader now.",
+    ])
+
+
+class OpenAIEngine:
+    """One `chat.completions` call per persona through the official client."""
+
+    name = "openai"
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, model: str, timeout: float,
+                 max_retries: int):
+        self.model = model
+        self.client = OpenAI(api_key=api_key or "not-set", base_url=base_url, timeout=timeout,
+                             max_retries=max_retries)
+        self.client.chat.completions  # noqa: B018 - warms the client's lazy imports before the first run
+
+    def messages(self, facts: AssessmentFacts, persona_id: str, methodology_id: str) -> list[dict]:
+        """The prompt: no company id (facts has none) and no display name (applied afterwards)."""
+        shared = facts.memo(("openai-prompt", methodology_id),
+                            lambda: assessment_prompt(facts, METHODOLOGY_BY_ID[methodology_id]))
+        return [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": shared},
+            {"role": "user", "content": persona_prompt(PERSONA_BY_ID[persona_id])},
+        ]
+
+    def write(self, facts: AssessmentFacts, persona_id: str, methodology_id: str) -> dict:
+        # `client.post` (the client's documented route for raw bodies) skips `create`'s recursive
+        # transform of the typed parameters: ~4 ms of CPU per call, which 25 threads pay one after
+        # another under the GIL. Timeouts, retries and response parsing are the client's as usual.
+        body = {"model": self.model, "messages": self.messages(facts, persona_id, methodology_id),
+                "response_format": RESPONSE_FORMAT}
+        completion = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+        text = completion.choices[0].message.content if completion.choices else None
+        try:
+            content = _content_schema.load(json.loads(text or ""))
+        except (ValueError, ValidationError) as exc:
+            raise EngineOutputError(f"the model's answer is not a report: {exc}") from None
+        return apply_display_name(content, facts.display_name)
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,1 @@
+"""Benchmarks run by `make bench`; each prints a markdown table for the README."""

@@ -1,0 +1,18 @@
+"""`python -m bench`: run every benchmark and print the figures."""
+
+from __future__ import annotations
+
+import platform
+import sys
+
+from . import generation
+
+
+def main() -> int:
+    print(f"# make bench — Python {platform.python_version()}, {platform.machine()}\n")
+    generation.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+"""Generation: what `generate` adds over one LLM call, and the template engine's own time."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+
+from app import create_app
+from app.catalog import PERSONAS
+from app.extensions import db
+from app.generation.facts import AssessmentFacts, RequirementFact
+from app.generation.template_engine import TemplateEngine
+from app.keys.service import issue_api_key
+
+from .llm_server import llm_server
+
+STATUSES = ("met", "not_met", "partially_met")
+TITLES = ("Access control", "Information backup", "Supplier agreements", "Incident response planning",
+          "Security awareness training", "Logging and monitoring", "Cryptographic controls",
+          "Business continuity", "Vulnerability management", "Data classification")
+
+
+def requirements(n: int) -> list[dict]:
+    return [{"id": f"A.{5 + i % 4}.{i}", "title": f"{TITLES[i % len(TITLES)]} {i}", "status": STATUSES[i % 3]}
+            for i in range(n)]
+
+
+def make_app(directory: str, **config):
+    app = create_app({"SECRET_KEY": "bench", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{directory}/bench.db",
+                      "PUBLIC_BASE_URL": "http://127.0.0.1:8000", **config})
+    with app.app_context():
+        db.drop_all()
+        db.create_all()
+        issued = issue_api_key("bench")
+        db.session.commit()
+    return app, {"Authorization": f"Bearer {issued.api_key}"}
+
+
+def submit(client, auth, n: int) -> int:
+    body = {"companyId": "client_1", "industry": "Healthcare", "framework": "ISO 27001", "policy": "YES",
+            "requirements": requirements(n)}
+    response = client.post("/api/v1/assessments", json=body, headers=auth)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["id"]
+
+
+def time_generate(client, auth, assessment_id: int) -> float:
+    start = time.perf_counter()
+    response = client.post(f"/api/v1/assessments/{assessment_id}/generate", headers=auth)
+    elapsed = time.perf_counter() - start
+    assert response.status_code == 200 and response.get_json()["failedReports"] == 0, response.get_json()
+    return elapsed
+
+
+def bench_llm_overhead(runs: int = 7) -> list[tuple[float, float, float]]:
+    """(latency, median wall, median overhead) of generate against a loopback server, 25 workers."""
+    rows = []
+    for latency in (0.2, 1.0):
+        with llm_server(latency) as base_url, tempfile.TemporaryDirectory() as directory:
+            app, auth = make_app(directory, REPORT_ENGINE="openai", OPENAI_BASE_URL=base_url,
+                                 OPENAI_API_KEY="bench", OPENAI_MAX_RETRIES=0, GENERATION_WORKERS=25)
+            client = app.test_client()
+            assessment_id = submit(client, auth, 200)
+            time_generate(client, auth, assessment_id)  # warm-up: 25 pooled connections
+            wall = statistics.median(time_generate(client, auth, assessment_id) for _ in range(runs))
+            rows.append((latency, wall, wall - latency))
+            app.extensions["generation_pool"].shutdown()
+            app.extensions["report_engine"].close()
+    return rows
+
+
+def bench_template_engine(runs: int = 15) -> list[tuple[int, float, float]]:
+    """(requirements, median ms, p90 ms) to write all 25 reports from fresh facts."""
+    engine = TemplateEngine()
+    rows = []
+    for n in (10, 200, 2000):
+        reqs = tuple(RequirementFact(r["id"], r["title"], r["status"]) for r in requirements(n))
+        samples = []
+        for _ in range(runs):
+            facts = AssessmentFacts("ISO 27001", "Healthcare", True, None, reqs)
+            start = time.perf_counter()
+            for persona in PERSONAS:
+                engine.write(facts, persona.id, "spin")
+            samples.append((time.perf_counter() - start) * 1000)
+        samples.sort()
+        rows.append((n, statistics.median(samples), samples[int(len(samples) * 0.9) - 1]))
+    return rows
+
+
+def bench_template_generate(runs: int = 7) -> list[tuple[int, float]]:
+    """(requirements, median ms) of the whole generate endpoint with the template engine."""
+    rows = []
+    with tempfile.TemporaryDirectory() as directory:
+        app, auth = make_app(directory)
+        client = app.test_client()
+        for n in (10, 200, 2000):
+            assessment_id = submit(client, auth, n)
+            time_generate(client, auth, assessment_id)
+            rows.append((n, statistics.median(time_generate(client, auth, assessment_id) for _ in range(runs)) * 1000))
+        app.extensions["generation_pool"].shutdown()
+    return rows
+
+
+def main() -> None:
+    print(f"## Generation ({os.cpu_count()} cores)\n")
+    print("openai engine, 25 workers, loopback OpenAI-compatible server in its own process,"
+          " 200 requirements, median of 7:\n")
+    print("| LLM latency | generate wall time | added over one call (goal ≤ 40 ms) |")
+    print("|---|---|---|")
+    for latency, wall, overhead in bench_llm_overhead():
+        print(f"| {latency * 1000:.0f} ms | {wall * 1000:.0f} ms | {overhead * 1000:.0f} ms |")
+    print("\ntemplate engine, 25 reports from fresh facts, median of 15:\n")
+    print("| requirements | 25 reports, median (goal ≤ 50 ms at 200) | p90 |")
+    print("|---|---|---|")
+    for n, median, p90 in bench_template_engine():
+        print(f"| {n} | {median:.1f} ms | {p90:.1f} ms |")
+    print("\nwhole `POST /generate` with the template engine (SQLite, in-process client), median of 7:\n")
+    print("| requirements | generate |")
+    print("|---|---|")
+    for n, ms in bench_template_generate():
+        print(f"| {n} | {ms:.0f} ms |")
+    print()

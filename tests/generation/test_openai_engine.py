@@ -1,0 +1,127 @@
+"""The openai engine against a real OpenAI-compatible server on loopback."""
+
+from __future__ import annotations
+
+import threading
+
+from app.catalog import PERSONAS
+from tests.factories import submission
+
+
+def setup(openai_app, make_key, **overrides):
+    client = openai_app.test_client()
+    auth = {"Authorization": f"Bearer {make_key().api_key}"}
+    record = client.post("/api/v1/assessments", json=submission(**overrides), headers=auth).get_json()
+    return client, auth, record
+
+
+def generate(client, auth, assessment_id, **body):
+    return client.post(f"/api/v1/assessments/{assessment_id}/generate", json=body or None, headers=auth)
+
+
+def test_25_calls_run_in_parallel(openai_app, make_key, fake_openai):
+    fake_openai.latency = 0.3
+    client, auth, record = setup(openai_app, make_key)
+    result = generate(client, auth, record["id"]).get_json()
+    assert result["status"] == "completed" and result["failedReports"] == 0
+    assert len(fake_openai.requests) == 25
+    assert fake_openai.max_concurrency >= 20
+    content = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).get_json()
+    assert content["engine"] == "openai" and content["persona"] == "cfo"
+    assert content["title"] and content["sections"]
+
+
+def test_prompts_carry_no_identity_and_share_the_assessment_part(openai_app, make_key, fake_openai):
+    client, auth, record = setup(openai_app, make_key, companyId="client_secret_77", displayName="Initech Labs")
+    generate(client, auth, record["id"], methodology="meddpicc")
+    requests = fake_openai.requests
+    assert len(requests) == 25
+    for body in requests:
+        prompt = str(body["messages"])
+        assert "client_secret_77" not in prompt and "Initech" not in prompt
+        assert body["model"] == "fake-model"
+        assert body["response_format"]["type"] == "json_schema"
+        assert body["response_format"]["json_schema"]["strict"] is True
+        assert body["messages"][-1]["content"].startswith("Persona: ")
+        assert "A.5.15 | Access control | NOT MET" in body["messages"][1]["content"]
+        assert "Methodology: meddpicc" in body["messages"][1]["content"]
+    # The shared part is byte-identical in all 25 calls, so a provider's prompt cache can serve it.
+    assert len({str(body["messages"][:2]) for body in requests}) == 1
+    assert {body["messages"][-1]["content"].split()[1] for body in requests} == {p.id for p in PERSONAS}
+
+
+def test_display_name_applied_after_the_call(openai_app, make_key, fake_openai):
+    client, auth, record = setup(openai_app, make_key, displayName="Initech Labs")
+    generate(client, auth, record["id"])
+    text = client.get(f"/api/v1/assessments/{record['id']}/reports/ciso", headers=auth).get_data(as_text=True)
+    assert "Initech Labs" in text and "the organization" not in text
+
+
+def test_partial_failure_is_counted_per_persona(openai_app, make_key, fake_openai):
+    fake_openai.status_for.update({"cfo": 500, "investor": 400})
+    fake_openai.malformed_for.add("ciso")
+    client, auth, record = setup(openai_app, make_key)
+    result = generate(client, auth, record["id"]).get_json()
+    assert result["status"] == "completed"
+    assert result["totalReports"] == 25 and result["failedReports"] == 3
+    failed = {r["persona"] for r in result["reports"] if r["status"] == "failed"}
+    assert failed == {"cfo", "investor", "ciso"}
+    assert client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).status_code == 404
+    assert client.get(f"/api/v1/assessments/{record['id']}/reports/coo", headers=auth).status_code == 200
+    usage = client.get("/api/v1/usage", headers=auth).get_json()
+    assert usage["total"] == {"assessments": 1, "reports": 22, "amount": 220}
+
+
+def test_total_failure_gives_failed(openai_app, make_key, fake_openai):
+    fake_openai.fail_all_status = 503
+    client, auth, record = setup(openai_app, make_key)
+    result = generate(client, auth, record["id"]).get_json()
+    assert result["status"] == "failed" and result["failedReports"] == 25
+    assert client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["status"] == "failed"
+    assert client.get("/api/v1/usage", headers=auth).get_json()["total"]["amount"] == 0
+    fake_openai.fail_all_status = None
+    assert generate(client, auth, record["id"]).get_json()["status"] == "completed"
+
+
+def test_failed_regeneration_keeps_last_good_content(openai_app, make_key, fake_openai):
+    client, auth, record = setup(openai_app, make_key)
+    generate(client, auth, record["id"])
+    before = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).get_json()
+    fake_openai.status_for["cfo"] = 500
+    result = generate(client, auth, record["id"], methodology="bant").get_json()
+    assert result["failedReports"] == 1
+    after = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth)
+    assert after.status_code == 200 and after.get_json() == before
+    coo = client.get(f"/api/v1/assessments/{record['id']}/reports/coo", headers=auth).get_json()
+    assert coo["methodology"] == "bant"
+
+
+def test_timeout_fails_that_report_only(app_factory, make_key, fake_openai):
+    app = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
+                      OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=0.5)
+    fake_openai.hang_for.add("board_member")
+    client, auth, record = setup(app, make_key)
+    result = generate(client, auth, record["id"]).get_json()
+    assert result["failedReports"] == 1
+    assert [r["status"] for r in result["reports"] if r["persona"] == "board_member"] == ["failed"]
+
+
+def test_concurrent_generate_answers_409(openai_app, make_key, fake_openai):
+    fake_openai.latency = 0.5
+    client, auth, record = setup(openai_app, make_key)
+    statuses = []
+    barrier = threading.Barrier(2)
+
+    def call():
+        local = openai_app.test_client()
+        barrier.wait()
+        response = generate(local, auth, record["id"])
+        statuses.append((response.status_code, response.get_json()["code"] if response.status_code != 200 else None))
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(statuses, key=lambda s: s[0]) == [(200, None), (409, "generation_in_progress")]
+    assert len(fake_openai.requests) == 25
