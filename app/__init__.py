@@ -31,6 +31,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     register_extensions(app)
     register_blueprints(app)
     register_errors(app)
+    register_rate_limits(app)
     register_cli(app)
     return app
 
@@ -53,9 +54,11 @@ def register_blueprints(app: Flask) -> None:
     from . import main
     from .api import bp as api_bp
     from .api.openapi import build_openapi
+    from .embed.views import bp as embed_bp
 
     app.register_blueprint(main.bp)
     app.register_blueprint(api_bp)
+    app.register_blueprint(embed_bp)
     app.extensions["openapi"] = build_openapi(__version__)
 
 
@@ -63,6 +66,12 @@ def register_errors(app: Flask) -> None:
     from .errors import register_error_handlers
 
     register_error_handlers(app)
+
+
+def register_rate_limits(app: Flask) -> None:
+    from . import ratelimit
+
+    ratelimit.init_app(app)
 
 
 def register_cli(app: Flask) -> None:

@@ -44,9 +44,9 @@ def not_found(message: str = "No such resource.") -> ApiError:
 
 
 def json_error(status: int, code: str, message: str, details: dict | None = None,
-               headers: dict | None = None) -> Response:
-    """The one JSON error response."""
-    body = {"error": message, "code": code}
+               headers: dict | None = None, **extra) -> Response:
+    """The one JSON error response (`extra` adds fields such as `retryAfter`)."""
+    body = {"error": message, **extra, "code": code}
     if details:
         body["details"] = details
     response = jsonify(body)
@@ -62,7 +62,7 @@ def wants_json() -> bool:
     return path.startswith("/api/") or path == "/api" or path in ("/healthz", "/openapi.json")
 
 
-def _html_error(status: int, title: str) -> Response:
+def html_error(status: int, title: str) -> Response:
     return Response(render_template("errors/error.html", status=status, title=title),
                     status=status, mimetype="text/html")
 
@@ -85,7 +85,7 @@ def register_error_handlers(app: Flask) -> None:
             headers["Allow"] = ", ".join(error.valid_methods)
         if wants_json():
             return json_error(status, code, message, headers=headers)
-        response = _html_error(status, message)
+        response = html_error(status, message)
         response.headers.update(headers)
         return response
 
@@ -98,4 +98,4 @@ def register_error_handlers(app: Flask) -> None:
             log.warning("rollback after an unhandled error failed", exc_info=True)
         if wants_json():
             return json_error(500, "internal_error", "Something went wrong on our side. Try again later.")
-        return _html_error(500, "Something went wrong on our side.")
+        return html_error(500, "Something went wrong on our side.")

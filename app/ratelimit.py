@@ -1,0 +1,117 @@
+"""Per-key hourly limits on Flask-Limiter's moving window, and per-address limits for the rest."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+from flask import Flask, current_app, g, request
+from flask_limiter import Limiter, RateLimitExceeded
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from .errors import html_error, json_error, wants_json
+from .keys.auth import authenticate_request
+
+log = logging.getLogger(__name__)
+RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit",
+                "Retry-After")
+
+
+def api_limit_key() -> str:
+    """One window per API key; requests without a valid key share one per client address."""
+    key = authenticate_request()
+    return f"key:{key.id}" if key else f"addr:{request.remote_addr}"
+
+
+def api_limit() -> str:
+    """The key's own hourly limit; failed authentication gets the per-address limit."""
+    key = authenticate_request()
+    return f"{key.rate_limit}/hour" if key else current_app.config["AUTH_FAILURE_RATE_LIMIT"]
+
+
+def embed_limit_key() -> str:
+    return f"embed:{request.remote_addr}"
+
+
+def embed_limit() -> str:
+    return current_app.config["EMBED_RATE_LIMIT"]
+
+
+def limiter_of(app: Flask) -> Limiter:
+    return app.extensions["rate_limiter"]
+
+
+def retry_after_seconds() -> int:
+    """Whole seconds until the breached window frees a slot; at least 1."""
+    limit = limiter_of(current_app).current_limit
+    if limit is None:
+        return 1
+    return max(1, seconds_until_reset(limit))
+
+
+def seconds_until_reset(limit) -> int:
+    """Whole seconds until the oldest counted request leaves the moving window."""
+    return max(0, math.ceil(limit.window.reset_time - time.time()))
+
+
+def _policy_name(window_seconds: int) -> str:
+    return "hourly" if window_seconds == 3600 else f"per-{window_seconds}s"
+
+
+def _finish_headers(response):
+    """Contract headers: none on 401, Retry-After only on 429, plus the IETF draft fields."""
+    if request.blueprint not in ("api", "embed"):
+        return response
+    if response.status_code == 401:
+        for name in RATE_HEADERS:
+            response.headers.pop(name, None)
+        return response
+    if response.status_code == 429 and "retry_after" in g:
+        response.headers["Retry-After"] = str(g.retry_after)
+    else:
+        response.headers.pop("Retry-After", None)
+    try:
+        limit = limiter_of(current_app).current_limit
+        if limit is not None:
+            window = limit.limit.get_expiry()
+            name = _policy_name(window)
+            remaining_seconds = seconds_until_reset(limit)
+            response.headers["X-RateLimit-Reset"] = str(math.ceil(limit.window.reset_time))
+            response.headers["RateLimit-Policy"] = f'"{name}";q={limit.limit.amount};w={window}'
+            response.headers["RateLimit"] = f'"{name}";r={limit.remaining};t={remaining_seconds}'
+    except Exception:  # noqa: BLE001 - storage down: the request is served, the headers are best effort
+        log.warning("rate-limit storage unavailable; response sent without rate-limit fields", exc_info=True)
+    return response
+
+
+def _rate_limited(error: RateLimitExceeded):
+    g.retry_after = retry_after_seconds()
+    headers = {"Retry-After": str(g.retry_after)}
+    if wants_json():
+        return json_error(429, "rate_limited", "Rate limit exceeded. Try again later.", headers=headers,
+                          retryAfter=g.retry_after)
+    response = html_error(429, "Too many requests. Try again later.")
+    response.headers.update(headers)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Trust proxies as configured, then limit the API per key and the embed pages per address."""
+    if app.config["TRUSTED_PROXIES"]:
+        n = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)
+    # Registered before the limiter's own after_request, so it runs after it (Flask runs them in reverse).
+    app.after_request(_finish_headers)
+    storage_uri = app.config["RATELIMIT_STORAGE_URI"]
+    options = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5} if storage_uri.startswith("redis") else {}
+    limiter = Limiter(api_limit_key, strategy="moving-window", headers_enabled=True, storage_uri=storage_uri,
+                      storage_options=options, swallow_errors=True, key_prefix="crs")
+    limiter.init_app(app)
+    app.extensions["rate_limiter"] = limiter
+    from .api import bp as api_bp
+    from .embed.views import bp as embed_bp
+
+    limiter.shared_limit(api_limit, scope="api")(api_bp)
+    limiter.shared_limit(embed_limit, scope="embed", key_func=embed_limit_key)(embed_bp)
+    app.register_error_handler(RateLimitExceeded, _rate_limited)

@@ -1,0 +1,163 @@
+"""Per-key limits on a 1-hour sliding window, as a partner's client sees them."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+import pytest
+
+from tests.factories import submission
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL")
+
+
+def bearer(issued) -> dict:
+    return {"Authorization": f"Bearer {issued.api_key}"}
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """A controllable time.time, read by limits and Flask-Limiter at call time."""
+    now = [1_900_000_000.0]
+    monkeypatch.setattr(time, "time", lambda: now[0])
+    return now
+
+
+def test_headers_on_success(client, make_key, clock):
+    headers = bearer(make_key())
+    response = client.get("/api/v1/assessments", headers=headers)
+    assert response.status_code == 200
+    assert response.headers["X-RateLimit-Limit"] == "100"
+    assert response.headers["X-RateLimit-Remaining"] == "99"
+    assert int(response.headers["X-RateLimit-Reset"]) == int(clock[0]) + 3600
+    assert response.headers["RateLimit-Policy"] == '"hourly";q=100;w=3600'
+    assert response.headers["RateLimit"] == '"hourly";r=99;t=3600'
+    assert "Retry-After" not in response.headers
+
+
+def test_errors_count_and_carry_headers(client, make_key):
+    headers = bearer(make_key())
+    client.get("/api/v1/assessments", headers=headers)
+    not_found = client.get("/api/v1/assessments/424242", headers=headers)
+    assert not_found.status_code == 404 and not_found.headers["X-RateLimit-Remaining"] == "98"
+    invalid = client.post("/api/v1/assessments", json={"bad": 1}, headers=headers)
+    assert invalid.status_code == 422 and invalid.headers["X-RateLimit-Remaining"] == "97"
+    assert "Retry-After" not in invalid.headers
+
+
+def test_401_carries_no_rate_limit_headers(client):
+    response = client.get("/api/v1/assessments", headers={"Authorization": "Bearer crs_" + "0" * 64})
+    assert response.status_code == 401
+    for name in ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "Retry-After"):
+        assert name not in response.headers
+
+
+@pytest.mark.parametrize("settings, limit", [({"tier": "trial"}, "10"), ({"tier": "starter"}, "50"),
+                                             ({"tier": "professional"}, "500"), ({"tier": "enterprise"}, "1000"),
+                                             ({"tier": "trial", "rate_limit": 7}, "7")])
+def test_tiers_and_override(client, make_key, settings, limit):
+    response = client.get("/api/v1/personas", headers=bearer(make_key(**settings)))
+    assert response.headers["X-RateLimit-Limit"] == limit
+
+
+def test_over_the_limit_is_429_with_retry_after(client, make_key, clock):
+    headers = bearer(make_key(tier="trial"))
+    first_at = clock[0]
+    for _ in range(10):
+        assert client.get("/api/v1/personas", headers=headers).status_code == 200
+        clock[0] += 1
+    response = client.get("/api/v1/assessments", headers=headers)
+    assert response.status_code == 429
+    body = response.get_json()
+    expected = int(first_at + 3600 - clock[0])
+    assert body == {"error": "Rate limit exceeded. Try again later.", "retryAfter": body["retryAfter"],
+                    "code": "rate_limited"}
+    assert body["retryAfter"] == expected
+    assert response.headers["Retry-After"] == str(body["retryAfter"])
+    assert response.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_one_window_shared_by_every_endpoint(client, make_key):
+    headers = bearer(make_key(rate_limit=3))
+    assert client.get("/api/v1/personas", headers=headers).status_code == 200
+    assert client.get("/api/v1/methodologies", headers=headers).status_code == 200
+    assert client.post("/api/v1/assessments", json=submission(), headers=headers).status_code == 201
+    assert client.get("/api/v1/usage", headers=headers).status_code == 429
+
+
+def test_keys_are_independent(client, make_key):
+    exhausted, fresh = make_key(rate_limit=1), make_key(rate_limit=1)
+    assert client.get("/api/v1/personas", headers=bearer(exhausted)).status_code == 200
+    assert client.get("/api/v1/personas", headers=bearer(exhausted)).status_code == 429
+    assert client.get("/api/v1/personas", headers=bearer(fresh)).status_code == 200
+
+
+def test_the_window_slides(client, make_key, clock):
+    """Requests spread over the hour free one slot each as the oldest leaves the window."""
+    headers = bearer(make_key(rate_limit=3))
+    start = clock[0]
+    for offset in (0, 1200, 2400):  # at 0 min, 20 min, 40 min
+        clock[0] = start + offset
+        assert client.get("/api/v1/personas", headers=headers).status_code == 200
+    clock[0] = start + 3000
+    blocked = client.get("/api/v1/personas", headers=headers)
+    assert blocked.status_code == 429 and blocked.get_json()["retryAfter"] == 600
+    # A fixed clock-hour window would reset everything at once; the sliding window frees only the oldest.
+    clock[0] = start + 3601
+    freed = client.get("/api/v1/personas", headers=headers)
+    assert freed.status_code == 200 and freed.headers["X-RateLimit-Remaining"] == "0"
+    assert int(freed.headers["X-RateLimit-Reset"]) == int(start) + 1200 + 3600
+    assert client.get("/api/v1/personas", headers=headers).status_code == 429
+    clock[0] = start + 1200 + 3601
+    assert client.get("/api/v1/personas", headers=headers).status_code == 200
+
+
+def test_failed_authentication_is_throttled_per_address(client, make_key):
+    bad = {"Authorization": "Bearer crs_" + "f" * 64}
+    for _ in range(60):
+        assert client.get("/api/v1/assessments", headers=bad).status_code == 401
+    response = client.get("/api/v1/assessments", headers=bad)
+    assert response.status_code == 429 and response.get_json()["code"] == "rate_limited"
+    assert int(response.headers["Retry-After"]) >= 1
+    assert client.get("/api/v1/assessments", headers=bearer(make_key())).status_code == 200
+
+
+def test_client_address_from_trusted_proxy_only(app_factory, make_key):
+    proxied = app_factory(TRUSTED_PROXIES=1, AUTH_FAILURE_RATE_LIMIT="2/minute").test_client()
+    bad = {"Authorization": "Bearer nope"}
+    for _ in range(2):
+        assert proxied.get("/api/v1/personas", headers={**bad, "X-Forwarded-For": "203.0.113.7"}).status_code == 401
+    assert proxied.get("/api/v1/personas", headers={**bad, "X-Forwarded-For": "203.0.113.7"}).status_code == 429
+    assert proxied.get("/api/v1/personas", headers={**bad, "X-Forwarded-For": "198.51.100.9"}).status_code == 401
+
+    direct = app_factory(AUTH_FAILURE_RATE_LIMIT="2/minute").test_client()
+    for address in ("203.0.113.7", "198.51.100.9"):
+        assert direct.get("/api/v1/personas", headers={**bad, "X-Forwarded-For": address}).status_code == 401
+    assert direct.get("/api/v1/personas", headers={**bad, "X-Forwarded-For": "192.0.2.1"}).status_code == 429
+
+
+def test_unreachable_redis_fails_open_with_a_warning(app_factory, make_key, caplog):
+    app = app_factory(RATELIMIT_STORAGE_URI="redis://127.0.0.1:1/0")
+    headers = bearer(make_key(rate_limit=1))
+    with caplog.at_level(logging.WARNING):
+        responses = [app.test_client().get("/api/v1/personas", headers=headers) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert all("X-RateLimit-Limit" not in r.headers for r in responses)
+    assert "rate limit" in caplog.text.lower()
+
+
+@pytest.mark.skipif(not REDIS_URL, reason="TEST_REDIS_URL is not set")
+def test_two_instances_on_redis_share_one_budget(app_factory, make_key):
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    first = app_factory(RATELIMIT_STORAGE_URI=REDIS_URL).test_client()
+    second = app_factory(RATELIMIT_STORAGE_URI=REDIS_URL).test_client()
+    headers = bearer(make_key(rate_limit=5))
+    statuses = [(first if i % 2 else second).get("/api/v1/personas", headers=headers).status_code for i in range(5)]
+    assert statuses == [200] * 5
+    assert first.get("/api/v1/personas", headers=headers).status_code == 429
+    assert second.get("/api/v1/personas", headers=headers).status_code == 429
+    redis.Redis.from_url(REDIS_URL).flushdb()
