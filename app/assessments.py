@@ -99,3 +99,13 @@ def delete_assessment(key: AuthenticatedKey, raw_id: str) -> None:
     db.session.execute(delete(Requirement).where(Requirement.assessment_id == assessment.id))
     db.session.execute(delete(Assessment).where(Assessment.id == assessment.id))
     db.session.commit()
+
+
+def rotate_tokens(key: AuthenticatedKey, raw_id: str) -> Assessment:
+    """New embed and view tokens; the old ones stop working at once."""
+    assessment = get_assessment(key, raw_id)
+    assessment.embed_token = new_token()
+    for report in assessment.reports:
+        report.view_token = new_token()
+    db.session.commit()
+    return assessment

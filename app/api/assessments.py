@@ -40,3 +40,8 @@ def get_assessment(assessment_id: str):
 def delete_assessment(assessment_id: str):
     service.delete_assessment(current_key(), assessment_id)
     return "", 204
+
+
+@bp.post("/assessments/<assessment_id>/embed-token/rotate")
+def rotate_embed_token(assessment_id: str):
+    return assessment_schema.dump(service.rotate_tokens(current_key(), assessment_id))

@@ -51,6 +51,10 @@ OPERATIONS: list[tuple[str, str, dict]] = [
         "summary": "Erase an assessment, its reports and tokens", "operationId": "deleteAssessment",
         "parameters": [ID_PARAM],
         "responses": {"204": {"description": "Erased."}, **AUTH_ERRORS, **NOT_FOUND}}),
+    ("/api/v1/assessments/{assessment_id}/embed-token/rotate", "post", {
+        "summary": "Issue new embed and view tokens", "operationId": "rotateEmbedToken", "parameters": [ID_PARAM],
+        "description": "The old tokens stop working at once.",
+        "responses": {**_ok("The assessment with its new tokens.", "Assessment"), **AUTH_ERRORS, **NOT_FOUND}}),
     ("/api/v1/assessments/{assessment_id}/generate", "post", {
         "summary": "Generate the 25 persona reports", "operationId": "generateReports", "parameters": [ID_PARAM],
         "description": "Runs the fan-out and answers when every report is written. Regeneration keeps all tokens.",

@@ -142,6 +142,7 @@ class ReportLinkSchema(Schema):
     viewToken = fields.String(attribute="view_token")
     viewUrl = fields.Function(lambda report: view_url(report.view_token), metadata={"type": "string"})
     status = fields.String(metadata={"enum": ["pending", "completed", "failed"]})
+    viewCount = fields.Integer(attribute="view_count", metadata={"description": "Times the report was shown."})
 
 
 class AssessmentSchema(Schema):

@@ -143,3 +143,20 @@ def test_catalogues(client, auth):
     assert [m["id"] for m in methodologies] == [
         "spin", "challenger", "sandler", "solution_selling", "bant", "gap_selling", "value_selling",
         "command_of_message", "consultative_selling", "meddpicc"]
+
+
+def test_rotate_embed_token_replaces_every_token(client, auth):
+    created = client.post("/api/v1/assessments", json=submission(), headers=auth).get_json()
+    generated = client.post(f"/api/v1/assessments/{created['id']}/generate", headers=auth).get_json()
+    response = client.post(f"/api/v1/assessments/{created['id']}/embed-token/rotate", headers=auth)
+    assert response.status_code == 200
+    rotated = response.get_json()
+    assert rotated["embedToken"] != created["embedToken"]
+    assert rotated["embedUrl"].endswith(rotated["embedToken"])
+    old_views = {r["viewToken"] for r in generated["reports"]}
+    new_views = {r["viewToken"] for r in rotated["reports"]}
+    assert len(new_views) == 25 and not old_views & new_views
+    assert all(r["viewCount"] == 0 for r in rotated["reports"])
+    again = client.get(f"/api/v1/assessments/{created['id']}", headers=auth).get_json()
+    assert again["embedToken"] == rotated["embedToken"]
+    assert client.post("/api/v1/assessments/999999/embed-token/rotate", headers=auth).status_code == 404
