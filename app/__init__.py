@@ -43,11 +43,17 @@ def configure_logging() -> None:
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
 
 
+def start_background_work(app: Flask) -> None:
+    """Start the threads a serving process runs (the webhook sender), resuming pending deliveries."""
+    app.extensions["webhook_sender"].start()
+
+
 def register_extensions(app: Flask) -> None:
-    from . import database, generation
+    from . import database, generation, webhooks
 
     database.init_app(app)
     generation.init_app(app)
+    webhooks.init_app(app)
 
 
 def register_blueprints(app: Flask) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import secrets
 from collections import Counter
 
@@ -14,9 +12,8 @@ from .errors import ApiError, not_found
 from .extensions import db
 from .generation.scoring import compliance_score
 from .keys.auth import AuthenticatedKey
-from .models import Assessment, Report, Requirement
-
-MAX_ID = 2**63 - 1
+from .models import Assessment, Report, Requirement, WebhookDelivery
+from .pagination import MAX_ID, decode_cursor, encode_cursor
 
 
 def new_token() -> str:
@@ -66,35 +63,20 @@ def get_assessment(key: AuthenticatedKey, raw_id: str, *, full: bool = True) -> 
     return assessment
 
 
-def _encode_cursor(last_id: int) -> str:
-    return base64.urlsafe_b64encode(f"a:{last_id}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> int:
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        prefix, _, number = text.partition(":")
-        if prefix != "a" or not number.isdigit() or not 1 <= int(number) <= MAX_ID:
-            raise ValueError(cursor)
-        return int(number)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise ApiError(422, "validation_error", "The request is not valid.",
-                       details={"cursor": ["Not a cursor returned by this endpoint."]}) from None
-
-
 def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> tuple[list[Assessment], str | None]:
     """One page of the partner's assessments, newest first, and the cursor of the next page."""
     query = select(Assessment).where(Assessment.partner_id == key.partner_id)
     if cursor:
-        query = query.where(Assessment.id < _decode_cursor(cursor))
+        query = query.where(Assessment.id < decode_cursor(cursor))
     rows = list(db.session.scalars(query.order_by(Assessment.id.desc()).limit(limit + 1)))
-    next_cursor = _encode_cursor(rows[limit - 1].id) if len(rows) > limit else None
+    next_cursor = encode_cursor(rows[limit - 1].id) if len(rows) > limit else None
     return rows[:limit], next_cursor
 
 
 def delete_assessment(key: AuthenticatedKey, raw_id: str) -> None:
-    """Erase the assessment, its requirements, reports and tokens."""
+    """Erase the assessment, its requirements, reports, tokens and webhook deliveries (which carry them)."""
     assessment = get_assessment(key, raw_id, full=False)
+    db.session.execute(delete(WebhookDelivery).where(WebhookDelivery.assessment_id == assessment.id))
     db.session.execute(delete(Report).where(Report.assessment_id == assessment.id))
     db.session.execute(delete(Requirement).where(Requirement.assessment_id == assessment.id))
     db.session.execute(delete(Assessment).where(Assessment.id == assessment.id))

@@ -4,7 +4,20 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
@@ -16,6 +29,15 @@ BigId = BigInteger().with_variant(Integer(), "sqlite")
 def utcnow() -> datetime:
     """Aware UTC now; every stored time is UTC."""
     return datetime.now(UTC)
+
+
+def iso_utc(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with a `Z`; SQLite hands back naive values, which are UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class Partner(db.Model):
@@ -42,6 +64,9 @@ class ApiKey(db.Model):
     frameworks: Mapped[list[str]] = mapped_column(JSON, default=list)
     webhook_url: Mapped[str | None] = mapped_column(String(2048))
     webhook_secret_encrypted: Mapped[str] = mapped_column(Text)
+    # The secret before the last rotation, still signing Standard Webhooks headers during the grace period.
+    previous_webhook_secret_encrypted: Mapped[str | None] = mapped_column(Text)
+    webhook_secret_rotated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     embed_origins: Mapped[list[str]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -144,5 +169,29 @@ class UsageRecord(db.Model):
     partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
     api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id"), index=True)
     reports: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class WebhookDelivery(db.Model):
+    """The outbox: one row per event delivery, written in the transaction that produced the event."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),)
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    id: Mapped[str] = mapped_column(String(40), unique=True)  # X-Service-Delivery, the same on every attempt
+    partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
+    api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id"))
+    assessment_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    event: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str] = mapped_column(String(2048))
+    body: Mapped[bytes] = mapped_column(LargeBinary)  # the exact bytes that are signed and sent
+    event_at: Mapped[str] = mapped_column(String(40))  # X-Service-Timestamp, ISO 8601
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    round_attempts: Mapped[int] = mapped_column(Integer, default=0)  # attempts in the current round
+    attempts: Mapped[list[dict]] = mapped_column(JSON, default=list)  # every attempt ever made
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)

@@ -60,6 +60,7 @@ def app_factory(backend, tmp_path):
 
     yield make
     for application in made:
+        application.extensions["webhook_sender"].stop()
         application.extensions["generation_pool"].shutdown(wait=True)
         engine = application.extensions["report_engine"]
         if hasattr(engine, "close"):

@@ -7,4 +7,4 @@ from ..keys.auth import require_api_key
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 bp.before_request(require_api_key)
 
-from . import assessments, catalog, generation  # noqa: E402,F401  (views register themselves on bp)
+from . import assessments, catalog, generation, webhooks  # noqa: E402,F401  (views register themselves on bp)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import unicodedata
-from datetime import UTC, datetime
 
 from marshmallow import ValidationError, fields, validate
+
+from ..models import iso_utc
 
 _ALLOWED_CONTROLS = {"\t", "\n", "\r"}
 
@@ -37,16 +38,7 @@ class StrictBoolean(fields.Boolean):
 
 
 class UtcDateTime(fields.DateTime):
-    """ISO 8601 in UTC with a `Z`; SQLite hands back naive values, which are UTC."""
+    """ISO 8601 in UTC with a `Z`."""
 
     def _serialize(self, value, attr, obj, **kwargs):
-        if value is None:
-            return None
-        if isinstance(value, datetime) and value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def utc_iso(value: datetime | None) -> str | None:
-    """The same format outside a schema (webhook payloads, CLI output)."""
-    return UtcDateTime()._serialize(value, None, None)
+        return iso_utc(value)

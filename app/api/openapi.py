@@ -71,6 +71,21 @@ OPERATIONS: list[tuple[str, str, dict]] = [
     ("/api/v1/usage", "get", {
         "summary": "Assessments and reports billed, per key and in total", "operationId": "getUsage",
         "responses": {**_ok("Usage in USD.", "Usage"), **AUTH_ERRORS}}),
+    ("/api/v1/webhook-deliveries", "get", {
+        "summary": "Webhook deliveries with every attempt, newest first", "operationId": "listWebhookDeliveries",
+        "parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                       {"name": "cursor", "in": "query", "schema": {"type": "string"}},
+                       {"name": "assessmentId", "in": "query",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}},
+                       {"name": "status", "in": "query",
+                        "schema": {"type": "string", "enum": ["pending", "succeeded", "failed"]}}],
+        "responses": {**_ok("One page.", "DeliveryPage"), **AUTH_ERRORS,
+                      "422": _error("Invalid filter, limit or cursor.")}}),
+    ("/api/v1/webhook-deliveries/{delivery_id}/redeliver", "post", {
+        "summary": "Queue a new round of attempts under the same delivery id", "operationId": "redeliverWebhook",
+        "parameters": [{"name": "delivery_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+        "responses": {**_ok("Queued.", "Delivery", "202"), **AUTH_ERRORS,
+                      "404": _error("Unknown delivery, or another partner's.")}}),
     ("/api/v1/personas", "get", {
         "summary": "The 25 personas", "operationId": "listPersonas",
         "responses": {**_ok("The catalogue.", "PersonaList"), **AUTH_ERRORS}}),
@@ -89,6 +104,7 @@ SCHEMAS = {
     "GenerateRequest": s.GenerateRequestSchema, "GenerationResult": s.GenerationResultSchema,
     "ReportContent": ReportContentSchema, "Usage": s.UsageSchema, "PersonaList": s.PersonaListSchema,
     "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
+    "Delivery": s.DeliverySchema, "DeliveryPage": s.DeliveryPageSchema,
 }
 
 

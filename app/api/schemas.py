@@ -208,6 +208,33 @@ class UsageSchema(Schema):
     keys = fields.List(fields.Nested(KeyUsageSchema))
 
 
+class DeliveryQuerySchema(ListQuerySchema):
+    assessmentId = fields.Integer(validate=validate.Range(min=1, max=2**63 - 1))
+    status = fields.String(validate=validate.OneOf(["pending", "succeeded", "failed"]))
+
+
+class AttemptSchema(Schema):
+    at = fields.String(metadata={"format": "date-time"})
+    statusCode = fields.Integer(allow_none=True)
+    error = fields.String(allow_none=True)
+    durationMs = fields.Integer()
+
+
+class DeliverySchema(Schema):
+    id = fields.String(metadata={"description": "The X-Service-Delivery / webhook-id of every attempt."})
+    event = fields.String(metadata={"enum": ["assessment.reports.completed", "assessment.reports.failed"]})
+    assessmentId = fields.Integer(attribute="assessment_id")
+    status = fields.String(metadata={"enum": ["pending", "succeeded", "failed"]})
+    attempts = fields.List(fields.Nested(AttemptSchema))
+    createdAt = UtcDateTime(attribute="created_at")
+    nextAttemptAt = UtcDateTime(attribute="next_attempt_at", allow_none=True)
+
+
+class DeliveryPageSchema(Schema):
+    items = fields.List(fields.Nested(DeliverySchema))
+    nextCursor = fields.String(allow_none=True)
+
+
 class PersonaSchema(Schema):
     id = fields.String()
     label = fields.String()

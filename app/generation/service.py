@@ -16,7 +16,8 @@ from ..catalog import PERSONAS
 from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
-from ..models import Assessment, Report, utcnow
+from ..models import Assessment, Report, iso_utc, utcnow
+from ..webhooks.outbox import notify_sender, queue_generation_event
 from .billing import record_usage
 from .content import stored_content
 from .engines import ReportEngine
@@ -80,7 +81,7 @@ def store_run(assessment: Assessment, key: AuthenticatedKey, methodology: str, e
               results: list[PersonaResult]) -> None:
     """Store all 25 reports and the new state in one transaction; tokens survive regeneration."""
     now = utcnow()
-    generated_at = now.isoformat().replace("+00:00", "Z")
+    generated_at = iso_utc(now)
     existing = {r.persona: r for r in assessment.reports}
     succeeded = 0
     for position, result in enumerate(results):
@@ -105,7 +106,10 @@ def store_run(assessment: Assessment, key: AuthenticatedKey, methodology: str, e
     assessment.generated_at = now
     assessment.generation_started_at = None
     record_usage(assessment, key, succeeded)
+    first_error = next((r.error for r in results if r.error), None)
+    queue_generation_event(assessment, key.id, len(results) - succeeded, first_error)
     db.session.commit()
+    notify_sender()
 
 
 def generate(key: AuthenticatedKey, raw_id: str, methodology: str) -> Assessment:

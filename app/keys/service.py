@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from ..extensions import db
-from ..models import ApiKey, Partner, utcnow
+from ..models import ApiKey, Partner, iso_utc, utcnow
 from .crypto import encrypt_secret
 
 KEY_PREFIX = "crs_"
@@ -130,8 +130,14 @@ def revoke_api_key(key: ApiKey) -> None:
 
 
 def rotate_webhook_secret(key: ApiKey) -> str:
-    """Issue a new webhook secret and return its plaintext (shown once)."""
+    """Issue a new webhook secret and return its plaintext (shown once).
+
+    X-Service-Signature uses the new secret at once; for 24 h the Standard Webhooks header also
+    carries a signature by the previous one, so receivers can switch over without losing events.
+    """
     secret = new_webhook_secret()
+    key.previous_webhook_secret_encrypted = key.webhook_secret_encrypted
+    key.webhook_secret_rotated_at = utcnow()
     key.webhook_secret_encrypted = encrypt_secret(secret)
     return secret
 
@@ -142,7 +148,6 @@ def key_settings(key: ApiKey) -> dict:
         "id": key.id, "partner": key.partner.name, "name": key.name, "key": key.masked, "tier": key.tier,
         "rateLimit": key.rate_limit, "frameworks": list(key.frameworks or []), "webhookUrl": key.webhook_url,
         "embedOrigins": list(key.embed_origins or []),
-        "createdAt": key.created_at.isoformat() if key.created_at else None,
-        "lastUsedAt": key.last_used_at.isoformat() if key.last_used_at else None,
-        "revokedAt": key.revoked_at.isoformat() if key.revoked_at else None,
+        "createdAt": iso_utc(key.created_at), "lastUsedAt": iso_utc(key.last_used_at),
+        "revokedAt": iso_utc(key.revoked_at),
     }

@@ -1,0 +1,28 @@
+"""Views of the partner's webhook deliveries."""
+
+from __future__ import annotations
+
+from flask import request
+
+from ..keys.auth import current_key
+from ..webhooks import service
+from . import bp
+from .body import load
+from .schemas import DeliveryPageSchema, DeliveryQuerySchema, DeliverySchema
+
+delivery_query = DeliveryQuerySchema()
+delivery_schema = DeliverySchema()
+delivery_page = DeliveryPageSchema()
+
+
+@bp.get("/webhook-deliveries")
+def list_deliveries():
+    query = load(delivery_query, request.args.to_dict())
+    items, next_cursor = service.list_deliveries(current_key(), query["limit"], query["cursor"],
+                                                 query.get("assessmentId"), query.get("status"))
+    return delivery_page.dump({"items": items, "nextCursor": next_cursor})
+
+
+@bp.post("/webhook-deliveries/<delivery_id>/redeliver")
+def redeliver(delivery_id: str):
+    return delivery_schema.dump(service.redeliver(current_key(), delivery_id)), 202
