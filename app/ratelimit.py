@@ -113,5 +113,7 @@ def init_app(app: Flask) -> None:
     from .embed.views import bp as embed_bp
 
     limiter.shared_limit(api_limit, scope="api")(api_bp)
-    limiter.shared_limit(embed_limit, scope="embed", key_func=embed_limit_key)(embed_bp)
+    # Versioned assets are cached for a year by browsers; counting them would only spend the budget.
+    limiter.shared_limit(embed_limit, scope="embed", key_func=embed_limit_key,
+                         exempt_when=lambda: request.endpoint == "embed.static")(embed_bp)
     app.register_error_handler(RateLimitExceeded, _rate_limited)

@@ -161,3 +161,16 @@ def test_two_instances_on_redis_share_one_budget(app_factory, make_key):
     assert first.get("/api/v1/personas", headers=headers).status_code == 429
     assert second.get("/api/v1/personas", headers=headers).status_code == 429
     redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+def test_embed_pages_are_limited_per_address_but_assets_are_not(app_factory):
+    client = app_factory(EMBED_RATE_LIMIT="3/minute").test_client()
+    for _ in range(3):
+        assert client.get("/embed/assessment/unknown-token").status_code == 404
+    limited = client.get("/embed/assessment/unknown-token")
+    assert limited.status_code == 429 and limited.mimetype == "text/html"
+    assert int(limited.headers["Retry-After"]) >= 1
+    for _ in range(2):
+        asset = client.get("/embed/static/embed.css")
+        assert asset.status_code == 200
+        asset.close()

@@ -1,5 +1,134 @@
-"""Blueprint /embed: iframe pages addressed by token."""
+"""Blueprint /embed: iframe pages addressed by token, their report fragments and their headers."""
 
-from flask import Blueprint
+from __future__ import annotations
 
-bp = Blueprint("embed", __name__, url_prefix="/embed")
+import base64
+import hashlib
+import re
+
+from flask import Blueprint, Response, abort, g, render_template, request, url_for
+
+from . import service
+
+bp = Blueprint("embed", __name__, url_prefix="/embed", static_folder="static", static_url_path="/static")
+
+ONE_YEAR = 365 * 24 * 3600
+_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
+
+
+@bp.context_processor
+def template_helpers() -> dict:
+    return {"embed_asset": embed_asset, "embed_date": service.format_date}
+
+
+def embed_asset(filename: str) -> str:
+    """URL of a static file, versioned by its content so it can be cached for a year."""
+    return url_for("embed.static", filename=filename, v=service.asset_version(bp.static_folder, filename))
+
+
+def _assessment_or_404(token: str):
+    assessment = service.assessment_by_embed_token(token)
+    if assessment is None:
+        abort(404)
+    g.embed_frame_ancestors = service.frame_ancestors(assessment)
+    return assessment
+
+
+def _count_view(report_id: int) -> None:
+    if request.method == "GET":  # a HEAD request shows nobody the report
+        service.count_view(report_id)
+
+
+@bp.get("/assessment/<token>")
+def assessment_page(token: str):
+    """Every report of an assessment behind a persona selector; `?persona=` picks one on the server."""
+    assessment = _assessment_or_404(token)
+    reports = service.shown_reports(assessment)
+    selected = service.choose_report(reports, request.args.get("persona"))
+    html = render_template(
+        "embed/assessment.html", header=service.header_for(assessment), groups=service.persona_groups(reports),
+        selected=selected.persona if selected else None, report=selected.content if selected else None,
+        fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
+    if selected is not None:
+        _count_view(selected.id)
+    return html
+
+
+@bp.get("/assessment/<token>/reports/<persona>")
+def report_fragment(token: str, persona: str):
+    """One report as an HTML fragment, rendered by the same partial as the page, for in-place switching."""
+    assessment = _assessment_or_404(token)
+    report = service.report_for_persona(assessment, persona)
+    if report is None:
+        abort(404)
+    html = render_template("embed/_report.html", report=report.content)
+    _count_view(report.id)
+    return html
+
+
+@bp.get("/report/<token>")
+def report_page(token: str):
+    """One report on its own, under a small header."""
+    report = service.report_by_view_token(token)
+    if report is None:
+        abort(404)
+    g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
+    html = render_template("embed/report.html", header=service.header_for(report.assessment),
+                           persona_label=service.persona_label(report.persona), report=report.content)
+    _count_view(report.id)
+    return html
+
+
+def content_security_policy(ancestors: str, style_hashes: list[str]) -> str:
+    """Only our own origin; frame-ancestors decides who may put the page in an iframe."""
+    return "; ".join([
+        "default-src 'none'", " ".join(["style-src 'self'", *style_hashes]), "script-src 'self'",
+        "img-src 'self' data:", "connect-src 'self'", "base-uri 'none'", "form-action 'self'",
+        f"frame-ancestors {ancestors}",
+    ])
+
+
+def _inline_style_hashes(response: Response) -> list[str]:
+    """Hashes of the shared error page's own <style> block, so a 404 inside an iframe keeps its look."""
+    if response.status_code < 400 or response.mimetype != "text/html" or response.direct_passthrough:
+        return []
+    body = response.get_data(as_text=True)
+    return [f"'sha256-{base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()}'"
+            for block in _STYLE_BLOCK.findall(body)]
+
+
+def _is_embed_request() -> bool:
+    prefix = bp.url_prefix or ""
+    return request.blueprint == bp.name or request.path == prefix or request.path.startswith(prefix + "/")
+
+
+@bp.after_app_request
+def embed_headers(response: Response) -> Response:
+    """Framing, privacy and caching headers on every response under /embed, routing errors included.
+
+    Registered app-wide (and filtered by path) because a blueprint-only hook never sees the 404 and
+    405 answers for paths under /embed that match no route.
+    """
+    if not _is_embed_request():
+        return response
+    ancestors = g.get("embed_frame_ancestors", service.ANY_ANCESTOR)
+    response.headers["Content-Security-Policy"] = content_security_policy(ancestors, _inline_style_hashes(response))
+    response.headers.pop("X-Frame-Options", None)
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Robots-Tag"] = "noindex"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.endpoint == "embed.static" and response.status_code in (200, 304):
+        _static_cache(response)
+    else:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _static_cache(response: Response) -> None:
+    """A year and immutable when the URL carries the file's current hash; revalidate otherwise."""
+    filename = (request.view_args or {}).get("filename", "")
+    current = service.asset_version(bp.static_folder, filename)
+    if current is not None and request.args.get("v") == current:
+        response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable"
+    else:
+        response.headers["Cache-Control"] = "no-cache"
