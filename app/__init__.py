@@ -49,9 +49,10 @@ def start_background_work(app: Flask) -> None:
 
 
 def register_extensions(app: Flask) -> None:
-    from . import database, generation, webhooks
+    from . import database, generation, keys, webhooks
 
     database.init_app(app)
+    keys.init_app(app)
     generation.init_app(app)
     webhooks.init_app(app)
 

@@ -95,6 +95,7 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "WEBHOOK_TIMEOUT_SECONDS": _float(env, "WEBHOOK_TIMEOUT_SECONDS", 10.0),
         "WEBHOOK_ALLOW_PRIVATE_NETWORKS": _bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False),
         "TRUSTED_PROXIES": _int(env, "TRUSTED_PROXIES", 0),
+        "API_KEY_CACHE_SECONDS": _float(env, "API_KEY_CACHE_SECONDS", 10.0),
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
         "MAX_CONTENT_LENGTH": 1024 * 1024,

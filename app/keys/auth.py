@@ -6,12 +6,13 @@ import hmac
 from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import g, request
+from flask import current_app, g, request
 from sqlalchemy import select, update
 
 from ..errors import ApiError
 from ..extensions import db
 from ..models import ApiKey, utcnow
+from .cache import KeyCache
 from .service import KEY_PATTERN, hash_api_key, normalize_framework
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -48,6 +49,11 @@ def authenticate_request() -> AuthenticatedKey | None:
     if token is None or not KEY_PATTERN.fullmatch(token):
         return None
     digest = hash_api_key(token)
+    cache: KeyCache = current_app.extensions["key_cache"]
+    cached = cache.get(digest)
+    if cached is not None:
+        g.api_key = cached
+        return cached
     key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == digest))
     if key is None or key.revoked_at is not None or not hmac.compare_digest(key.key_hash, digest):
         return None
@@ -61,6 +67,7 @@ def authenticate_request() -> AuthenticatedKey | None:
     g.api_key = AuthenticatedKey(
         id=key.id, partner_id=key.partner_id, rate_limit=key.rate_limit,
         frameworks=frozenset(normalize_framework(f) for f in key.frameworks or []), masked=key.masked)
+    cache.put(digest, g.api_key)
     return g.api_key
 
 

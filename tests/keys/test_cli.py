@@ -117,3 +117,16 @@ def test_ensure_demo_prints_once_with_working_curl(runner, client):
     assert response.status_code == 201
     second = runner.invoke(args=["keys", "ensure-demo"])
     assert second.exit_code == 0 and second.output == ""
+
+
+def test_revocation_reaches_other_processes_within_the_cache_ttl(app_factory, make_key, runner, monkeypatch):
+    import time as time_module
+
+    issued = make_key()
+    other_process = app_factory(API_KEY_CACHE_SECONDS=10.0).test_client()
+    headers = {"Authorization": f"Bearer {issued.api_key}"}
+    assert other_process.get("/api/v1/personas", headers=headers).status_code == 200
+    assert runner.invoke(args=["keys", "revoke", str(issued.key.id)]).exit_code == 0
+    real = time_module.monotonic
+    monkeypatch.setattr(time_module, "monotonic", lambda: real() + 11)
+    assert other_process.get("/api/v1/personas", headers=headers).status_code == 401
