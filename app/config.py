@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 
 ENGINES = ("template", "openai")
 
@@ -79,7 +80,6 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
     public_base = (env.get("PUBLIC_BASE_URL") or "").strip().rstrip("/") or None
     return {
         "SQLALCHEMY_DATABASE_URI": normalize_database_url(database_url),
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "PUBLIC_BASE_URL": public_base,
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",
         "REPORT_ENGINE": engine,
@@ -99,6 +99,15 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
         "MAX_CONTENT_LENGTH": 1024 * 1024,
+        # Portal sessions: a signed cookie, refreshed on every request, that lapses after 2 h idle.
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        # Always Secure when true; when false the portal still marks it Secure on https requests.
+        "SESSION_COOKIE_SECURE": _bool(env, "SESSION_COOKIE_SECURE", False),
+        "PERMANENT_SESSION_LIFETIME": timedelta(hours=2),
+        "SESSION_REFRESH_EACH_REQUEST": True,
+        # A form's CSRF token lives as long as the session (the idle expiry above) rather than 1 h.
+        "WTF_CSRF_TIME_LIMIT": None,
         "JSON_SORT_KEYS": False,
     }
 

@@ -27,6 +27,15 @@ def _sqlite_pragmas(dbapi_connection, _record):
 
 def init_app(app: Flask) -> None:
     """Bind SQLAlchemy and Flask-Migrate."""
+    uri = app.config["SQLALCHEMY_DATABASE_URI"]
+    if uri.startswith("sqlite") and ":memory:" not in uri and uri != "sqlite://":
+        # Keep a connection per serving thread: connections beyond the pool would be opened and
+        # closed per request, paying the PRAGMAs each time. No ping: a local file does not drop them.
+        app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_size": 32, "max_overflow": 32})
+    elif not uri.startswith("sqlite"):
+        # A server can drop idle connections.
+        app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_pre_ping": True, "pool_size": 16,
+                                                           "max_overflow": 4})
     db.init_app(app)
     migrate_dir = app.config.get("MIGRATIONS_DIR")
     migrate.init_app(app, db, directory=migrate_dir, render_as_batch=True, compare_type=True)

@@ -14,8 +14,6 @@ from .errors import html_error, json_error, wants_json
 from .keys.auth import authenticate_request
 
 log = logging.getLogger(__name__)
-RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit",
-                "Retry-After")
 
 
 def api_limit_key() -> str:
@@ -60,26 +58,23 @@ def _policy_name(window_seconds: int) -> str:
 
 
 def _finish_headers(response):
-    """Contract headers: none on 401, Retry-After only on 429, plus the IETF draft fields."""
-    if request.blueprint not in ("api", "embed"):
-        return response
-    if response.status_code == 401:
-        for name in RATE_HEADERS:
-            response.headers.pop(name, None)
+    """Rate-limit headers from one read of the window: none on 401, Retry-After only on 429."""
+    if request.blueprint not in ("api", "embed") or response.status_code == 401:
         return response
     if response.status_code == 429 and "retry_after" in g:
         response.headers["Retry-After"] = str(g.retry_after)
-    else:
-        response.headers.pop("Retry-After", None)
     try:
         limit = limiter_of(current_app).current_limit
         if limit is not None:
             window = limit.limit.get_expiry()
+            reset_time, remaining = limit.window
             name = _policy_name(window)
-            remaining_seconds = seconds_until_reset(limit)
-            response.headers["X-RateLimit-Reset"] = str(math.ceil(limit.window.reset_time))
-            response.headers["RateLimit-Policy"] = f'"{name}";q={limit.limit.amount};w={window}'
-            response.headers["RateLimit"] = f'"{name}";r={limit.remaining};t={remaining_seconds}'
+            amount = limit.limit.amount
+            response.headers["X-RateLimit-Limit"] = str(amount)
+            response.headers["X-RateLimit-Remaining"] = str(remaining)
+            response.headers["X-RateLimit-Reset"] = str(math.ceil(reset_time))
+            response.headers["RateLimit-Policy"] = f'"{name}";q={amount};w={window}'
+            response.headers["RateLimit"] = f'"{name}";r={remaining};t={max(0, math.ceil(reset_time - time.time()))}'
     except Exception:  # noqa: BLE001 - storage down: the request is served, the headers are best effort
         log.warning("rate-limit storage unavailable; response sent without rate-limit fields", exc_info=True)
     return response
@@ -101,11 +96,11 @@ def init_app(app: Flask) -> None:
     if app.config["TRUSTED_PROXIES"]:
         n = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)
-    # Registered before the limiter's own after_request, so it runs after it (Flask runs them in reverse).
     app.after_request(_finish_headers)
     storage_uri = app.config["RATELIMIT_STORAGE_URI"]
     options = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5} if storage_uri.startswith("redis") else {}
-    limiter = Limiter(api_limit_key, strategy="moving-window", headers_enabled=True, storage_uri=storage_uri,
+    # Headers are written by _finish_headers from a single read of the window, not by the limiter.
+    limiter = Limiter(api_limit_key, strategy="moving-window", headers_enabled=False, storage_uri=storage_uri,
                       storage_options=options, swallow_errors=True, key_prefix="crs")
     limiter.init_app(app)
     app.extensions["rate_limiter"] = limiter

@@ -5,12 +5,13 @@ from __future__ import annotations
 import platform
 import sys
 
-from . import generation
+from . import generation, http_api
 
 
 def main() -> int:
     print(f"# make bench — Python {platform.python_version()}, {platform.machine()}\n")
     generation.main()
+    http_api.main()
     return 0
 
 

@@ -160,3 +160,41 @@ def test_rotate_embed_token_replaces_every_token(client, auth):
     again = client.get(f"/api/v1/assessments/{created['id']}", headers=auth).get_json()
     assert again["embedToken"] == rotated["embedToken"]
     assert client.post("/api/v1/assessments/999999/embed-token/rotate", headers=auth).status_code == 404
+
+
+def test_fast_record_equals_the_schema_dump(app, client, auth, make_key):
+    """GET /assessments/:id is built without the schema for speed; it must match it exactly."""
+    from app.api.schemas import AssessmentSchema
+    from app.assessments import get_assessment
+    from app.keys.auth import authenticate_request
+
+    before = client.post("/api/v1/assessments", json=submission(displayName="Acme"), headers=auth).get_json()
+    generated = client.post("/api/v1/assessments", json=submission(hasPolicy=False, policy="NO"),
+                            headers=auth).get_json()
+    client.post(f"/api/v1/assessments/{generated['id']}/generate", headers=auth)
+    for record in (before, generated):
+        fast = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()
+        with app.test_request_context(headers=auth):
+            key = authenticate_request()
+            slow = AssessmentSchema().dump(get_assessment(key, str(record["id"])))
+        assert fast == slow
+
+
+def test_record_read_takes_at_most_two_queries(app, client, auth):
+    from sqlalchemy import event
+
+    from app.extensions import db
+
+    record = client.post("/api/v1/assessments", json=submission(), headers=auth).get_json()
+    client.post(f"/api/v1/assessments/{record['id']}/generate", headers=auth)
+    client.get(f"/api/v1/assessments/{record['id']}", headers=auth)  # warms the key cache
+    statements = []
+    with app.app_context():
+        engine = db.engine
+    listener = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        assert client.get(f"/api/v1/assessments/{record['id']}", headers=auth).status_code == 200
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    assert len(statements) <= 2, statements
