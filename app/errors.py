@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, jsonify, render_template, request
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from .extensions import db
@@ -87,6 +88,21 @@ def register_error_handlers(app: Flask) -> None:
             return json_error(status, code, message, headers=headers)
         response = html_error(status, message)
         response.headers.update(headers)
+        return response
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def handle_database_unavailable(error: Exception):
+        log.error("database unavailable on %s %s: %s", request.method, request.path, type(error).__name__)
+        try:
+            db.session.rollback()
+        except Exception:  # noqa: BLE001 - the connection is already gone
+            log.debug("rollback after a database error failed", exc_info=True)
+        if wants_json():
+            return json_error(503, "service_unavailable", "The database is unavailable. Try again shortly.",
+                              headers={"Retry-After": "5"})
+        response = html_error(503, "The service is briefly unavailable. Try again shortly.")
+        response.headers["Retry-After"] = "5"
         return response
 
     @app.errorhandler(Exception)

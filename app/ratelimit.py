@@ -14,6 +14,8 @@ from .errors import html_error, json_error, wants_json
 from .keys.auth import authenticate_request
 
 log = logging.getLogger(__name__)
+RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit",
+                "Retry-After")
 
 
 def api_limit_key() -> str:

@@ -41,12 +41,12 @@ def _bearer_token() -> str | None:
 
 
 def authenticate_request() -> AuthenticatedKey | None:
-    """The request's valid, unrevoked key, or None; never raises. Memoised per request."""
+    """The request's valid, unrevoked key, or None. Memoised per request; raises only when the database fails."""
     if "api_key" in g:
         return g.api_key
-    g.api_key = None
     token = _bearer_token()
     if token is None or not KEY_PATTERN.fullmatch(token):
+        g.api_key = None
         return None
     digest = hash_api_key(token)
     cache: KeyCache = current_app.extensions["key_cache"]
@@ -54,8 +54,10 @@ def authenticate_request() -> AuthenticatedKey | None:
     if cached is not None:
         g.api_key = cached
         return cached
+    # A database error propagates (503), so an outage is never mistaken for a bad key.
     key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == digest))
     if key is None or key.revoked_at is not None or not hmac.compare_digest(key.key_hash, digest):
+        g.api_key = None
         return None
     now = utcnow()
     last_used = key.last_used_at
