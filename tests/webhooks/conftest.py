@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
+from tests.support.processes import wait_until  # noqa: F401 - re-exported for the webhook tests
 from tests.support.receiver import WebhookReceiver
 
 FAST = {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": True, "WEBHOOK_BACKOFF_SECONDS": (0.2, 0.4),
@@ -31,15 +30,3 @@ def hooked(make_key, receiver):
     """A key whose webhook URL is the receiver: (auth headers, IssuedKey)."""
     issued = make_key(webhook_url=receiver.url)
     return {"Authorization": f"Bearer {issued.api_key}"}, issued
-
-
-def wait_until(predicate, timeout: float = 15, interval: float = 0.02):
-    """Poll the API until `predicate()` is truthy; returns its value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(interval)

@@ -5,26 +5,14 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import requests
 
 from tests.factories import submission
+from tests.support.processes import flask_cli, free_port, start_service
 from tests.webhooks.conftest import FAST, wait_until
-
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -32,30 +20,13 @@ def service_env(tmp_path):
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'svc.db'}", "SECRET_KEY": "crash-test",
            "WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true", "WEBHOOK_BACKOFF_SECONDS": "2"}
     env.pop("TEST_DATABASE_URL", None)
-    subprocess.run([BIN / "flask", "--app", "wsgi", "db", "upgrade"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    flask_cli(env, "db", "upgrade")
     return env
 
 
-def start_service(env, port: int) -> subprocess.Popen:
-    process = subprocess.Popen([BIN / "waitress-serve", f"--listen=127.0.0.1:{port}", "wsgi:app"], cwd=ROOT,
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def healthy():
-        try:
-            return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200
-        except requests.ConnectionError:
-            return False
-
-    wait_until(healthy, timeout=30, interval=0.1)
-    return process
-
-
 def test_pending_delivery_survives_sigkill(service_env, receiver):
-    created = subprocess.run([BIN / "flask", "--app", "wsgi", "keys", "create", "--partner", "acme",
-                              "--webhook-url", receiver.url, "--json"], cwd=ROOT, env=service_env, check=True,
-                             capture_output=True, text=True)
-    auth = {"Authorization": f"Bearer {json.loads(created.stdout)['apiKey']}"}
+    created = flask_cli(service_env, "keys", "create", "--partner", "acme", "--webhook-url", receiver.url, "--json")
+    auth = {"Authorization": f"Bearer {json.loads(created)['apiKey']}"}
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     receiver.responses = [500]

@@ -1,0 +1,96 @@
+"""Two waitress processes on one Postgres and one Redis, as in production."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter
+
+import pytest
+import requests
+
+from app.extensions import db
+from app.keys.service import issue_api_key
+from tests.conftest import POSTGRES_URL
+from tests.factories import submission
+from tests.support.processes import free_port, start_service, stop, wait_until
+from tests.support.receiver import WebhookReceiver
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL")
+pytestmark = pytest.mark.skipif(not (POSTGRES_URL and REDIS_URL), reason="needs TEST_DATABASE_URL and TEST_REDIS_URL")
+
+
+@pytest.fixture
+def two_processes(app_factory, backend, fake_openai):
+    if backend != "postgres":
+        pytest.skip("runs against Postgres only")
+    import redis
+
+    app = app_factory(WEBHOOK_ALLOW_PRIVATE_NETWORKS=True)  # builds the schema on the test database
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    env = {**os.environ, "DATABASE_URL": POSTGRES_URL, "RATELIMIT_STORAGE_URI": REDIS_URL,
+           "SECRET_KEY": "test-secret-key", "WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true", "REPORT_ENGINE": "openai",
+           "OPENAI_BASE_URL": fake_openai.base_url, "OPENAI_API_KEY": "test", "OPENAI_MAX_RETRIES": "0",
+           "WEBHOOK_BACKOFF_SECONDS": "0.2,0.4"}
+    ports = [free_port(), free_port()]
+    processes = [start_service(env, port) for port in ports]
+    yield app, [f"http://127.0.0.1:{port}" for port in ports]
+    for process in processes:
+        stop(process)
+    redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+@pytest.mark.slow
+def test_limits_generations_and_webhooks_are_shared(two_processes, fake_openai):
+    app, (first, second) = two_processes
+    receiver = WebhookReceiver().start()
+
+    def make_key(**settings) -> dict:
+        with app.app_context():
+            issued = issue_api_key("acme", **settings)
+            db.session.commit()
+            return {"Authorization": f"Bearer {issued.api_key}"}
+
+    try:
+        limited = make_key(rate_limit=6)
+        for base in (first, second, first, second, first, second):
+            assert requests.get(f"{base}/api/v1/personas", headers=limited, timeout=10).status_code == 200
+        for base in (first, second):
+            response = requests.get(f"{base}/api/v1/personas", headers=limited, timeout=10)
+            assert response.status_code == 429 and response.json()["code"] == "rate_limited"
+
+        auth = make_key(rate_limit=10_000, webhook_url=receiver.url)
+        record = requests.post(f"{first}/api/v1/assessments", json=submission(), headers=auth, timeout=10).json()
+        fake_openai.latency = 0.5
+        statuses, barrier = [], threading.Barrier(2)
+
+        def call(base):
+            barrier.wait()
+            statuses.append(requests.post(f"{base}/api/v1/assessments/{record['id']}/generate", headers=auth,
+                                          timeout=60).status_code)
+
+        threads = [threading.Thread(target=call, args=(base,)) for base in (first, second)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(statuses) == [200, 409]
+        assert len(fake_openai.requests) == 25
+
+        fake_openai.latency = 0.0
+        for i in range(6):
+            base = (first, second)[i % 2]
+            other = requests.post(f"{base}/api/v1/assessments", json=submission(), headers=auth, timeout=10).json()
+            assert requests.post(f"{base}/api/v1/assessments/{other['id']}/generate", headers=auth,
+                                 timeout=60).status_code == 200
+        receiver.wait_for(7, timeout=30)
+
+        def all_delivered():
+            items = requests.get(f"{first}/api/v1/webhook-deliveries", headers=auth, timeout=10).json()["items"]
+            return len(items) == 7 and all(d["status"] == "succeeded" for d in items)
+
+        wait_until(all_delivered, timeout=30)
+        counts = Counter(r.headers["x-service-delivery"] for r in receiver.received)
+        assert len(counts) == 7 and set(counts.values()) == {1}
+    finally:
+        receiver.stop()
