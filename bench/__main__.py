@@ -5,13 +5,15 @@ from __future__ import annotations
 import platform
 import sys
 
-from . import generation, http_api
+from . import embed, generation, http_api, responsiveness
 
 
 def main() -> int:
     print(f"# make bench — Python {platform.python_version()}, {platform.machine()}\n")
     generation.main()
     http_api.main()
+    embed.main()
+    responsiveness.main()
     return 0
 
 

@@ -60,7 +60,8 @@ def assessment_by_embed_token(token: str) -> Assessment | None:
         return None
     return db.session.scalar(
         select(Assessment).where(Assessment.embed_token == token)
-        .options(selectinload(Assessment.reports), joinedload(Assessment.api_key)))
+        # Content is loaded only for the report the page shows, not for all 25.
+        .options(selectinload(Assessment.reports).defer(Report.content), joinedload(Assessment.api_key)))
 
 
 def report_by_view_token(token: str) -> Report | None:
@@ -74,8 +75,11 @@ def report_by_view_token(token: str) -> Report | None:
 
 
 def shown_reports(assessment: Assessment) -> list[Report]:
-    """Reports with content, in catalogue order (a failed persona keeps its last good content)."""
-    reports = [r for r in assessment.reports if r.content and r.persona in _PERSONA_ORDER]
+    """Reports with content, in catalogue order (a failed persona keeps its last good content).
+
+    A report has content exactly when some run wrote it, which also set `generated_at`.
+    """
+    reports = [r for r in assessment.reports if r.generated_at is not None and r.persona in _PERSONA_ORDER]
     return sorted(reports, key=lambda r: _PERSONA_ORDER[r.persona])
 
 

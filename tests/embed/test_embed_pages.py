@@ -159,7 +159,7 @@ def test_a_persona_without_content_is_left_out(client, auth, app, generated):
         from app.extensions import db
 
         db.session.execute(update(Report).where(Report.assessment_id == record["id"], Report.persona == "ceo_president")
-                           .values(content=None, status="failed"))
+                           .values(content=None, generated_at=None, status="failed"))
         db.session.commit()
     body = client.get(embed_path(record) + "?persona=ceo_president").get_data(as_text=True)
     assert 'value="ceo_president"' not in body and 'data-persona="cfo"' in body  # the first with content
