@@ -8,6 +8,8 @@ import hmac
 import json
 import time
 
+from standardwebhooks.webhooks import Webhook
+
 from tests.factories import submission
 from tests.webhooks.conftest import wait_until
 
@@ -50,6 +52,9 @@ def test_completed_event_is_signed_and_complete(client, hooked, receiver):
     assert verify_service_signature(request, issued.webhook_secret)
     assert verify_standard_signature(request, issued.webhook_secret)
     assert not verify_service_signature(request, "whsec_" + "0" * 64)
+    # And with the Standard Webhooks reference library, as a partner would.
+    assert Webhook(issued.webhook_secret).verify(request.body, request.headers)["event"] == \
+        "assessment.reports.completed"
     assert request.headers["x-service-event"] == "assessment.reports.completed"
     assert request.headers["x-service-delivery"] == request.headers["webhook-id"]
     assert request.headers["content-type"] == "application/json"
@@ -161,6 +166,8 @@ def test_rotation_signs_with_new_secret_and_both_during_grace(client, runner, ho
     signatures = request.headers["webhook-signature"].split()
     assert len(signatures) == 2
     assert verify_standard_signature(request, new_secret) and verify_standard_signature(request, issued.webhook_secret)
+    for secret in (new_secret, issued.webhook_secret):
+        Webhook(secret).verify(request.body, request.headers)
 
 
 def test_listing_filters_and_pages(client, hooked, receiver):
