@@ -49,12 +49,15 @@ def start_background_work(app: Flask) -> None:
 
 
 def register_extensions(app: Flask) -> None:
-    from . import database, generation, keys, webhooks
+    from . import database, generation, keys, portal, webhooks
+    from .extensions import csrf
 
     database.init_app(app)
     keys.init_app(app)
     generation.init_app(app)
     webhooks.init_app(app)
+    csrf.init_app(app)
+    portal.init_app(app)
 
 
 def register_blueprints(app: Flask) -> None:
@@ -62,10 +65,14 @@ def register_blueprints(app: Flask) -> None:
     from .api import bp as api_bp
     from .api.openapi import build_openapi
     from .embed.views import bp as embed_bp
+    from .extensions import csrf
+    from .portal import blueprint as portal_blueprint
 
     app.register_blueprint(main.bp)
     app.register_blueprint(api_bp)
+    csrf.exempt(api_bp)  # bearer keys, not cookies: nothing for a cross-site form to ride on
     app.register_blueprint(embed_bp)
+    app.register_blueprint(portal_blueprint())
     app.extensions["openapi"] = build_openapi(__version__)
 
 
@@ -76,12 +83,16 @@ def register_errors(app: Flask) -> None:
 
 
 def register_rate_limits(app: Flask) -> None:
-    from . import ratelimit
+    from . import portal, ratelimit
 
     ratelimit.init_app(app)
+    portal.limit_sign_in(app)
 
 
 def register_cli(app: Flask) -> None:
     from .keys.cli import keys_cli
+    from .portal.cli import partners_cli, users_cli
 
     app.cli.add_command(keys_cli)
+    app.cli.add_command(users_cli)
+    app.cli.add_command(partners_cli)

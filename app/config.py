@@ -98,6 +98,8 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "API_KEY_CACHE_SECONDS": _float(env, "API_KEY_CACHE_SECONDS", 10.0),
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
+        "PORTAL_LOGIN_LIMIT_PER_ADDRESS": env.get("PORTAL_LOGIN_LIMIT_PER_ADDRESS") or "10/minute;100/hour",
+        "PORTAL_LOGIN_LIMIT_PER_ACCOUNT": env.get("PORTAL_LOGIN_LIMIT_PER_ACCOUNT") or "5/minute;20/hour",
         "MAX_CONTENT_LENGTH": 1024 * 1024,
         # Portal sessions: a signed cookie, refreshed on every request, that lapses after 2 h idle.
         "SESSION_COOKIE_HTTPONLY": True,

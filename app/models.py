@@ -46,6 +46,8 @@ class Partner(db.Model):
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # The highest tier the partner's staff may choose in the portal; set by the operator.
+    max_tier: Mapped[str] = mapped_column(String(20), default="standard", server_default="standard")
 
     keys: Mapped[list[ApiKey]] = relationship(back_populates="partner")
 
@@ -195,3 +197,19 @@ class WebhookDelivery(db.Model):
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class User(db.Model):
+    """A partner's staff member who signs in to the portal."""
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
+    email: Mapped[str] = mapped_column(String(254), unique=True)  # stored lowercased
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    partner: Mapped[Partner] = relationship()

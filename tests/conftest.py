@@ -11,6 +11,7 @@ from app import create_app
 from app.config import normalize_database_url
 from app.extensions import db as _db
 from app.keys.service import issue_api_key
+from tests.support.browser import axe_source, browser, live  # noqa: F401 - fixtures of the browser tests
 from tests.support.fake_openai import FakeOpenAIServer
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")

@@ -29,4 +29,4 @@ def get_report(assessment_id: str, persona: str):
 
 @bp.get("/usage")
 def usage():
-    return usage_schema.dump(billing.usage_summary(current_key()))
+    return usage_schema.dump(billing.usage_summary(current_key().partner_id))

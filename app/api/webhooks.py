@@ -18,11 +18,11 @@ delivery_page = DeliveryPageSchema()
 @bp.get("/webhook-deliveries")
 def list_deliveries():
     query = load(delivery_query, request.args.to_dict())
-    items, next_cursor = service.list_deliveries(current_key(), query["limit"], query["cursor"],
+    items, next_cursor = service.list_deliveries(current_key().partner_id, query["limit"], query["cursor"],
                                                  query.get("assessmentId"), query.get("status"))
     return delivery_page.dump({"items": items, "nextCursor": next_cursor})
 
 
 @bp.post("/webhook-deliveries/<delivery_id>/redeliver")
 def redeliver(delivery_id: str):
-    return delivery_schema.dump(service.redeliver(current_key(), delivery_id)), 202
+    return delivery_schema.dump(service.redeliver(current_key().partner_id, delivery_id)), 202

@@ -23,12 +23,12 @@ def record_usage(assessment: Assessment, key: AuthenticatedKey, delivered: int) 
         record.api_key_id = key.id
 
 
-def usage_summary(key: AuthenticatedKey) -> dict:
+def usage_summary(partner_id: int) -> dict:
     """Assessments, reports and USD billed to the partner, per key and in total."""
     rows = db.session.execute(
         select(ApiKey.id, ApiKey.last4, func.count(UsageRecord.id), func.coalesce(func.sum(UsageRecord.reports), 0))
         .join(UsageRecord, UsageRecord.api_key_id == ApiKey.id)
-        .where(UsageRecord.partner_id == key.partner_id)
+        .where(UsageRecord.partner_id == partner_id)
         .group_by(ApiKey.id, ApiKey.last4).order_by(ApiKey.id)).all()
     keys = [{"keyId": key_id, "key": f"crs_…{last4}", "assessments": count, "reports": int(reports),
              "amount": int(reports) * PRICE_PER_REPORT_USD} for key_id, last4, count, reports in rows]

@@ -6,16 +6,15 @@ from sqlalchemy import select
 
 from ..errors import not_found
 from ..extensions import db
-from ..keys.auth import AuthenticatedKey
 from ..models import WebhookDelivery, utcnow
 from ..pagination import decode_cursor, encode_cursor
 from .outbox import notify_sender
 
 
-def list_deliveries(key: AuthenticatedKey, limit: int, cursor: str | None, assessment_id: int | None,
+def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_id: int | None,
                     status: str | None) -> tuple[list[WebhookDelivery], str | None]:
     """The partner's deliveries, newest first, optionally for one assessment or in one status."""
-    query = select(WebhookDelivery).where(WebhookDelivery.partner_id == key.partner_id)
+    query = select(WebhookDelivery).where(WebhookDelivery.partner_id == partner_id)
     if assessment_id is not None:
         query = query.where(WebhookDelivery.assessment_id == assessment_id)
     if status is not None:
@@ -27,10 +26,10 @@ def list_deliveries(key: AuthenticatedKey, limit: int, cursor: str | None, asses
     return rows[:limit], next_cursor
 
 
-def redeliver(key: AuthenticatedKey, delivery_id: str) -> WebhookDelivery:
+def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery:
     """Queue a new round of attempts under the same delivery id."""
     delivery = db.session.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
-                                                               WebhookDelivery.partner_id == key.partner_id))
+                                                               WebhookDelivery.partner_id == partner_id))
     if delivery is None:
         raise not_found("No webhook delivery with that id.")
     delivery.status = "pending"

@@ -8,29 +8,16 @@ written to test-artifacts/ for a person to look at.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from tests.embed import embed_path, generate, submit, view_path
+from tests.support.browser import ARTIFACTS, PageWatch, axe_violations, require_browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync", "--disable-quic"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)",
-                allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
-waitress = pytest.importorskip("waitress")
-from waitress import wasyncore  # noqa: E402 - only once waitress is known to be there
+sync_api = require_browser()
 
 REQUIREMENTS = [
     {"id": "A.5.1", "title": "Policies for information security", "status": "met"},
@@ -46,26 +33,7 @@ REQUIREMENTS = [
 ]
 
 
-# --------------------------------------------------------------------------- servers and browser
-
-class LiveServer:
-    """The app on a real loopback port, served by waitress from a daemon thread."""
-
-    def __init__(self, app):
-        self.server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
-        self.url = f"http://127.0.0.1:{self.server.effective_port}"
-        self.thread = threading.Thread(target=self.server.run, name="embed-live-server", daemon=True)
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        # Close every socket from the server's own loop thread, then stop its workers.
-        self.server.trigger.pull_trigger(lambda: wasyncore.close_all(self.server._map))
-        self.thread.join(10)
-        self.server.task_dispatcher.shutdown()
-
+# --------------------------------------------------------------------------- the partner's site
 
 class PartnerSite:
     """A partner's web page on another origin (another port) that embeds our iframe."""
@@ -114,42 +82,10 @@ window.addEventListener("message", function (event) {{
         self.thread.join(10)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    playwright = sync_api.sync_playwright().start()
-    try:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-    finally:
-        playwright.stop()
-
-
-@pytest.fixture
-def live(app) -> Iterator[LiveServer]:
-    with LiveServer(app) as server:
-        yield server
-
-
 @pytest.fixture
 def partner_site() -> Iterator[PartnerSite]:
     with PartnerSite() as site:
         yield site
-
-
-@pytest.fixture(scope="session")
-def axe_source(tmp_path_factory) -> str:
-    """axe-core 4 from the npm registry, installed once into a temporary directory."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("the accessibility test needs npm to fetch axe-core")
-    prefix = tmp_path_factory.mktemp("axe")
-    result = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--silent",
-                             "axe-core@4"], capture_output=True, text=True, timeout=180, check=False)
-    script = prefix / "node_modules" / "axe-core" / "axe.min.js"
-    if result.returncode != 0 or not script.exists():
-        pytest.skip(f"could not install axe-core from npm: {result.stderr.strip()[:300]}")
-    return script.read_text()
 
 
 def seed(app, make_key, **key_settings) -> tuple[dict, dict]:
@@ -158,21 +94,6 @@ def seed(app, make_key, **key_settings) -> tuple[dict, dict]:
     auth = {"Authorization": f"Bearer {make_key(**key_settings).api_key}"}
     record = submit(client, auth, displayName="Northwind Clinics", requirements=REQUIREMENTS)
     return record, generate(client, auth, record["id"])
-
-
-class PageWatch:
-    """Everything a page requested and every console error or uncaught exception it produced."""
-
-    def __init__(self, page):
-        self.requests: list[str] = []
-        self.errors: list[str] = []
-        page.on("request", lambda request: self.requests.append(request.url))
-        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def foreign(self, *origins: str) -> list[str]:
-        return [url for url in self.requests
-                if not url.startswith("data:") and not any(url.startswith(o + "/") for o in origins)]
 
 
 # --------------------------------------------------------------------------- behaviour
@@ -272,10 +193,7 @@ def test_axe_finds_no_violations(browser, live, app, make_key, axe_source):
         for width in (360, 1200):
             page.set_viewport_size({"width": width, "height": 800})
             page.goto(live.url + path)
-            page.evaluate(axe_source)  # evaluate is not subject to the page's CSP; a script tag would be
-            violations = page.evaluate("async () => (await axe.run(document)).violations.map("
-                                       "v => ({id: v.id, impact: v.impact, help: v.help,"
-                                       " nodes: v.nodes.map(n => n.target.join(' '))}))")
+            violations = axe_violations(page, axe_source)
             assert violations == [], f"{path} at {width}px: {violations}"
     context.close()
 

@@ -1,0 +1,145 @@
+"""Portal accounts: partner staff who sign in, their passwords, and each partner's tier cap."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from functools import cache
+
+from sqlalchemy import select
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from ..extensions import db
+from ..keys.service import DEFAULT_TIER, TIER_LIMITS
+from ..models import Partner, User, utcnow
+
+TIERS = tuple(TIER_LIMITS)  # cheapest first: the order the cap is measured in
+MIN_PASSWORD_LENGTH = 12
+MAX_PASSWORD_LENGTH = 1024
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+class AccountError(ValueError):
+    """An account setting given by the operator is invalid."""
+
+
+def normalize_email(email: str) -> str:
+    """Emails are stored and compared lowercased, without surrounding blanks."""
+    email = (email or "").strip().lower()
+    if len(email) > 254 or not _EMAIL.fullmatch(email):
+        raise AccountError(f"not an email address: {email!r}")
+    return email
+
+
+def check_password_rules(password: str) -> None:
+    """Long enough to resist guessing; bounded so hashing stays cheap."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise AccountError(f"the password needs at least {MIN_PASSWORD_LENGTH} characters")
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise AccountError(f"the password may have at most {MAX_PASSWORD_LENGTH} characters")
+
+
+def hash_password(password: str) -> str:
+    """scrypt, with werkzeug's parameters and a random salt."""
+    return generate_password_hash(password, method="scrypt")
+
+
+@cache
+def _decoy_hash() -> str:
+    return hash_password(secrets.token_hex(16))
+
+
+def find_partner(name: str) -> Partner | None:
+    return db.session.scalar(select(Partner).where(Partner.name == name.strip()))
+
+
+def find_user(email: str) -> User | None:
+    try:
+        email = normalize_email(email)
+    except AccountError:
+        return None
+    return db.session.scalar(select(User).where(User.email == email))
+
+
+def create_user(partner_name: str, email: str, password: str) -> tuple[User, bool]:
+    """A portal user of the partner (created if new, as `keys create` does); the caller commits.
+
+    Returns the user and whether the partner was created.
+    """
+    partner_name = partner_name.strip()
+    if not partner_name:
+        raise AccountError("partner name must not be empty")
+    email = normalize_email(email)
+    check_password_rules(password)
+    if db.session.scalar(select(User.id).where(User.email == email)) is not None:
+        raise AccountError(f"a user with email {email} exists already")
+    partner = find_partner(partner_name)
+    created_partner = partner is None
+    if partner is None:
+        partner = Partner(name=partner_name, max_tier=DEFAULT_TIER)
+        db.session.add(partner)
+    user = User(partner=partner, email=email, password_hash=hash_password(password))
+    db.session.add(user)
+    db.session.flush()
+    return user, created_partner
+
+
+def set_password(user: User, password: str) -> None:
+    """Replace the password; the user's open sessions stop working (see `session_fingerprint`)."""
+    check_password_rules(password)
+    user.password_hash = hash_password(password)
+
+
+def disable_user(user: User) -> None:
+    """Refuse sign-in from now on; open sessions end on their next request."""
+    if user.disabled_at is None:
+        user.disabled_at = utcnow()
+
+
+def enable_user(user: User) -> None:
+    user.disabled_at = None
+
+
+def authenticate(email: str, password: str) -> User | None:
+    """The active user with this email and password, or None; the caller commits `last_login_at`.
+
+    An unknown email still costs one scrypt check, so timing does not tell which emails exist.
+    """
+    user = find_user(email)
+    if not password or len(password) > MAX_PASSWORD_LENGTH:
+        return None
+    valid = check_password_hash(user.password_hash if user else _decoy_hash(), password)
+    if not valid or user is None or user.disabled_at is not None:
+        return None
+    user.last_login_at = utcnow()
+    return user
+
+
+def session_fingerprint(user: User) -> str:
+    """Changes with the password hash, so a password reset ends the user's other sessions."""
+    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:24]
+
+
+def tier_rank(tier: str) -> int:
+    return TIERS.index(tier) if tier in TIERS else -1
+
+
+def tiers_up_to(max_tier: str) -> list[str]:
+    """The tiers a partner capped at `max_tier` may choose, cheapest first."""
+    return [t for t in TIERS if tier_rank(t) <= tier_rank(max_tier)]
+
+
+def tier_allowed(partner: Partner, tier: str) -> bool:
+    return tier in TIERS and tier_rank(tier) <= tier_rank(partner.max_tier or DEFAULT_TIER)
+
+
+def set_max_tier(partner_name: str, tier: str) -> Partner:
+    """The highest tier the partner may choose in the portal; the caller commits."""
+    if tier not in TIERS:
+        raise AccountError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    partner = find_partner(partner_name)
+    if partner is None:
+        raise AccountError(f"no partner named {partner_name!r}")
+    partner.max_tier = tier
+    return partner

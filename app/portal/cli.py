@@ -1,0 +1,141 @@
+"""`flask --app wsgi users ...` and `partners ...`: operators manage portal accounts and tier caps."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from flask.cli import AppGroup
+from sqlalchemy import func, select
+
+from ..extensions import db
+from ..models import ApiKey, Partner, User, iso_utc
+from .accounts import TIERS, AccountError, create_user, disable_user, enable_user, find_user, set_max_tier, set_password
+
+users_cli = AppGroup("users", help="Create and manage partner portal users.")
+partners_cli = AppGroup("partners", help="List partners and set the highest tier their portal users may choose.")
+
+
+def _read_password(from_stdin: bool) -> str:
+    """The password from standard input (one line; the trailing newline is not part of it), or a hidden prompt."""
+    if not from_stdin:
+        return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    text = sys.stdin.read()
+    password = text[:-1] if text.endswith("\n") else text
+    password = password[:-1] if password.endswith("\r") else password
+    if "\n" in password or "\r" in password:
+        raise click.ClickException("give the password as a single line on standard input")
+    return password
+
+
+def _load_user(email: str) -> User:
+    user = find_user(email)
+    if user is None:
+        raise click.ClickException(f"no user with email {email.strip().lower()}")
+    return user
+
+
+def _user_row(user: User) -> dict:
+    return {"id": user.id, "email": user.email, "partner": user.partner.name, "createdAt": iso_utc(user.created_at),
+            "lastLoginAt": iso_utc(user.last_login_at), "disabledAt": iso_utc(user.disabled_at)}
+
+
+@users_cli.command("create")
+@click.option("--partner", required=True, help="Partner name; created if new.")
+@click.option("--email", required=True, help="Sign-in email (stored lowercased).")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input instead of prompting.")
+def create(partner, email, password_stdin):
+    """Create a portal user for a partner."""
+    password = _read_password(password_stdin)
+    try:
+        user, new_partner = create_user(partner, email, password)
+    except AccountError as error:
+        db.session.rollback()
+        raise click.ClickException(str(error)) from None
+    db.session.commit()
+    if new_partner:
+        click.echo(f"Created partner {user.partner.name!r} (it had no keys or users yet).")
+    click.echo(f"Created user {user.email} for partner {user.partner.name!r}; they sign in at /portal/login.")
+
+
+@users_cli.command("list")
+@click.option("--partner", default=None, help="Only this partner's users.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
+def list_users(partner, as_json):
+    """List portal users (never their passwords)."""
+    query = select(User).join(User.partner).order_by(Partner.name, User.email)
+    if partner:
+        query = query.where(Partner.name == partner)
+    rows = [_user_row(u) for u in db.session.scalars(query)]
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for r in rows:
+        state = f"disabled {r['disabledAt']}" if r["disabledAt"] else "active"
+        click.echo(f"{r['id']:>4}  {r['email']}  {r['partner']}  last sign-in {r['lastLoginAt'] or 'never'}  {state}")
+
+
+@users_cli.command("disable")
+@click.argument("email")
+def disable(email):
+    """Refuse the user's sign-in; their open sessions end on the next request."""
+    user = _load_user(email)
+    disable_user(user)
+    db.session.commit()
+    click.echo(f"Disabled {user.email}.")
+
+
+@users_cli.command("enable")
+@click.argument("email")
+def enable(email):
+    """Let a disabled user sign in again."""
+    user = _load_user(email)
+    enable_user(user)
+    db.session.commit()
+    click.echo(f"Enabled {user.email}.")
+
+
+@users_cli.command("set-password")
+@click.argument("email")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input instead of prompting.")
+def change_password(email, password_stdin):
+    """Give a user a new password; their open sessions end."""
+    user = _load_user(email)
+    try:
+        set_password(user, _read_password(password_stdin))
+    except AccountError as error:
+        db.session.rollback()
+        raise click.ClickException(str(error)) from None
+    db.session.commit()
+    click.echo(f"Changed the password of {user.email}.")
+
+
+@partners_cli.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
+def list_partners(as_json):
+    """Partners with their tier cap and how many keys and users they have."""
+    keys = select(func.count(ApiKey.id)).where(ApiKey.partner_id == Partner.id).scalar_subquery()
+    users = select(func.count(User.id)).where(User.partner_id == Partner.id).scalar_subquery()
+    rows = [{"id": pid, "name": name, "maxTier": max_tier, "keys": nkeys, "users": nusers}
+            for pid, name, max_tier, nkeys, nusers in db.session.execute(
+                select(Partner.id, Partner.name, Partner.max_tier, keys, users).order_by(Partner.name))]
+    if as_json:
+        click.echo(json.dumps(rows))
+        return
+    for r in rows:
+        click.echo(f"{r['id']:>4}  {r['name']}  max tier {r['maxTier']}  {r['keys']} keys  {r['users']} users")
+
+
+@partners_cli.command("set-max-tier")
+@click.argument("name")
+@click.argument("tier", type=click.Choice(TIERS))
+def set_partner_max_tier(name, tier):
+    """Set the highest tier the partner's portal users may choose (the keys CLI is not limited by it)."""
+    try:
+        partner = set_max_tier(name, tier)
+    except AccountError as error:
+        db.session.rollback()
+        raise click.ClickException(str(error)) from None
+    db.session.commit()
+    click.echo(f"Partner {partner.name!r} may now choose tiers up to {partner.max_tier} in the portal.")

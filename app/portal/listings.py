@@ -1,0 +1,101 @@
+"""What the assessments and webhooks pages list: the partner's own rows only, a page at a time."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func, select
+
+from ..catalog import METHODOLOGY_BY_ID
+from ..embed.urls import embed_url
+from ..errors import ApiError
+from ..extensions import db
+from ..models import ApiKey, Assessment, Report, WebhookDelivery
+from ..webhooks import service as webhooks
+
+ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
+DELIVERY_STATUSES = ("pending", "succeeded", "failed")
+PAGE_SIZE = 20
+DELIVERIES_PER_PAGE = 20
+
+
+@dataclass(frozen=True)
+class AssessmentRow:
+    id: int
+    client: str
+    company_id: str
+    framework: str
+    status: str
+    score: float
+    methodology: str | None
+    created_at: datetime
+    generated_at: datetime | None
+    views: int
+    viewer_url: str
+
+
+@dataclass(frozen=True)
+class Page:
+    items: list
+    number: int
+    pages: int
+    total: int
+
+
+def assessment_frameworks(partner_id: int) -> list[str]:
+    """The frameworks the partner's assessments use, for the filter."""
+    return list(db.session.scalars(select(Assessment.framework).where(Assessment.partner_id == partner_id)
+                                   .distinct().order_by(Assessment.framework)))
+
+
+def assessments_page(partner_id: int, status: str | None, framework: str | None, number: int) -> Page:
+    """The partner's assessments, newest first, with the views of all their reports."""
+    views = (select(Report.assessment_id, func.sum(Report.view_count).label("views"))
+             .group_by(Report.assessment_id).subquery())
+    conditions = [Assessment.partner_id == partner_id]
+    if status:
+        conditions.append(Assessment.status == status)
+    if framework:
+        conditions.append(Assessment.framework == framework)
+    total = db.session.scalar(select(func.count(Assessment.id)).where(*conditions)) or 0
+    pages = max(1, math.ceil(total / PAGE_SIZE))
+    number = min(max(1, number), pages)
+    rows = db.session.execute(
+        select(Assessment, func.coalesce(views.c.views, 0))
+        .outerjoin(views, views.c.assessment_id == Assessment.id).where(*conditions)
+        .order_by(Assessment.id.desc()).offset((number - 1) * PAGE_SIZE).limit(PAGE_SIZE)).all()
+    items = []
+    for assessment, view_count in rows:
+        methodology = METHODOLOGY_BY_ID.get(assessment.methodology or "")
+        items.append(AssessmentRow(
+            id=assessment.id, client=assessment.display_name or assessment.external_company_id,
+            company_id=assessment.external_company_id, framework=assessment.framework, status=assessment.status,
+            score=assessment.compliance_score, methodology=methodology.label if methodology else None,
+            created_at=assessment.created_at, generated_at=assessment.generated_at, views=int(view_count),
+            viewer_url=embed_url(assessment.embed_token)))
+    return Page(items=items, number=number, pages=pages, total=total)
+
+
+def deliveries_page(partner_id: int, status: str | None, cursor: str | None
+                    ) -> tuple[list[WebhookDelivery], str | None, dict[int, ApiKey]]:
+    """A page of the partner's deliveries (the API's own listing), the next cursor, and the keys they went out for.
+
+    A cursor this service did not hand out raises ApiError, like the API's listing.
+    """
+    items, next_cursor = webhooks.list_deliveries(partner_id, DELIVERIES_PER_PAGE, cursor, None,
+                                                  status)
+    key_ids = {d.api_key_id for d in items}
+    keys = {k.id: k for k in db.session.scalars(select(ApiKey).where(ApiKey.id.in_(key_ids)))} if key_ids else {}
+    return items, next_cursor, keys
+
+
+def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery | None:
+    """Queue another round of attempts; None when the partner has no delivery with that id."""
+    try:
+        return webhooks.redeliver(partner_id, delivery_id)
+    except ApiError as error:
+        if error.status == 404:
+            return None
+        raise

@@ -1,0 +1,193 @@
+"""Blueprint /portal: thin views over the portal's services; every page but sign-in needs a signed-in user."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, url_for
+
+from ..errors import ApiError
+from ..extensions import db
+from ..keys.service import DEFAULT_TIER, KeyInputError
+from ..models import ApiKey, Partner
+from . import listings, partner_keys, usage
+from .accounts import authenticate, tiers_up_to
+from .auth import current_user, safe_next, sign_in, sign_out
+from .forms import KeyForm, LoginForm
+
+bp = Blueprint("portal", __name__, url_prefix="/portal", static_folder="static", static_url_path="/static")
+
+OPEN_ENDPOINTS = frozenset({"portal.login", "portal.static"})
+
+
+@bp.before_request
+def require_sign_in():
+    """Signed-out visitors go to the sign-in page, and come back to where they were going."""
+    if request.endpoint in OPEN_ENDPOINTS or current_user() is not None:
+        return None
+    target = request.full_path.rstrip("?") if request.method == "GET" else None
+    return redirect(url_for("portal.login", next=safe_next(target, None)))
+
+
+def _partner() -> Partner:
+    return current_user().partner
+
+
+def _key_or_404(key_id: int) -> ApiKey:
+    key = partner_keys.partner_key(_partner().id, key_id)
+    if key is None:
+        abort(404)
+    return key
+
+
+def _secret_page(**context):
+    """The only page that shows a full key or secret: rendered once, never stored by the browser."""
+    response = make_response(render_template("portal/secret.html", **context))
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/")
+def home():
+    return redirect(url_for("portal.keys"))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """Sign in with email and password (throttled per address and per account, see `limit_sign_in`)."""
+    destination = safe_next(request.args.get("next"), url_for("portal.keys"))
+    if request.method == "GET" and current_user() is not None:
+        return redirect(destination)
+    form = LoginForm()
+    failed = False
+    if form.validate_on_submit():
+        user = authenticate(form.email.data, form.password.data)
+        if user is not None:
+            db.session.commit()
+            sign_in(user)
+            return redirect(destination)
+        failed = True
+    return render_template("portal/login.html", form=form, failed=failed)
+
+
+@bp.post("/logout")
+def logout():
+    sign_out()
+    flash("You are signed out.")
+    return redirect(url_for("portal.login"))
+
+
+@bp.get("/keys")
+def keys():
+    partner = _partner()
+    return render_template("portal/keys.html", keys=partner_keys.partner_keys(partner.id), partner=partner)
+
+
+def _key_form(partner: Partner, current_tier: str | None = None, **data) -> KeyForm:
+    form = KeyForm(data=data or None)
+    form.tier.choices = partner_keys.tier_choices(partner, current_tier)
+    return form
+
+
+@bp.route("/keys/new", methods=["GET", "POST"])
+def new_key():
+    partner = _partner()
+    allowed = tiers_up_to(partner.max_tier)
+    form = _key_form(partner, tier=DEFAULT_TIER if DEFAULT_TIER in allowed else allowed[-1])
+    if form.validate_on_submit():
+        try:
+            issued = partner_keys.create_key(partner, form.changes())
+        except KeyInputError as error:
+            form.form_errors.append(str(error).capitalize() + ".")
+        else:
+            return _secret_page(key=issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret)
+    return render_template("portal/key_form.html", form=form, partner=partner, key=None)
+
+
+@bp.route("/keys/<int:key_id>/edit", methods=["GET", "POST"])
+def edit_key(key_id: int):
+    partner = _partner()
+    key = _key_or_404(key_id)
+    if key.revoked_at is not None:
+        flash(f"Key {key.masked} is revoked and can no longer be changed.")
+        return redirect(url_for("portal.keys"))
+    form = _key_form(partner, key.tier, name=key.name or "", tier=key.tier, frameworks="\n".join(key.frameworks),
+                     webhook_url=key.webhook_url or "", embed_origins="\n".join(key.embed_origins))
+    if form.validate_on_submit():
+        try:
+            partner_keys.update_key(partner, key, form.changes())
+        except KeyInputError as error:
+            form.form_errors.append(str(error).capitalize() + ".")
+        else:
+            flash(f"Saved the settings of {key.name or key.masked}.")
+            return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"))
+    return render_template("portal/key_form.html", form=form, partner=partner, key=key)
+
+
+@bp.route("/keys/<int:key_id>/revoke", methods=["GET", "POST"])
+def revoke_key(key_id: int):
+    """GET asks for confirmation; POST revokes."""
+    key = _key_or_404(key_id)
+    if request.method == "POST" and key.revoked_at is None:
+        partner_keys.revoke_key(key)
+        flash(f"Revoked {key.name or key.masked}. The API refuses it from now on.")
+    if key.revoked_at is not None:
+        return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"))
+    return render_template("portal/confirm.html", key=key, action="revoke")
+
+
+@bp.route("/keys/<int:key_id>/rotate-secret", methods=["GET", "POST"])
+def rotate_secret(key_id: int):
+    """GET asks for confirmation; POST issues the new secret and shows it once."""
+    key = _key_or_404(key_id)
+    if key.revoked_at is not None:
+        flash(f"Key {key.masked} is revoked and has no webhook secret to rotate.")
+        return redirect(url_for("portal.keys"))
+    if request.method == "POST":
+        return _secret_page(key=key, api_key=None, webhook_secret=partner_keys.rotate_secret(key))
+    return render_template("portal/confirm.html", key=key, action="rotate")
+
+
+def _page_number() -> int:
+    raw = request.args.get("page", "1")
+    return int(raw) if raw.isdigit() and len(raw) < 10 else 1
+
+
+@bp.get("/assessments")
+def assessments():
+    partner = _partner()
+    frameworks = listings.assessment_frameworks(partner.id)
+    status = request.args.get("status") if request.args.get("status") in listings.ASSESSMENT_STATUSES else None
+    framework = request.args.get("framework") if request.args.get("framework") in frameworks else None
+    page = listings.assessments_page(partner.id, status, framework, _page_number())
+    return render_template("portal/assessments.html", page=page, frameworks=frameworks, status=status,
+                           framework=framework, statuses=listings.ASSESSMENT_STATUSES)
+
+
+@bp.get("/usage")
+def usage_page():
+    partner = _partner()
+    month = usage.parse_month(request.args.get("month")) or usage.current_month()
+    return render_template("portal/usage.html", selected=usage.month_usage(partner.id, month),
+                           months=usage.monthly_totals(partner.id), all_time=usage.all_time(partner.id),
+                           current=usage.current_month())
+
+
+@bp.get("/webhooks")
+def webhooks():
+    partner = _partner()
+    status = request.args.get("status") if request.args.get("status") in listings.DELIVERY_STATUSES else None
+    cursor = request.args.get("cursor") or None
+    try:
+        items, next_cursor, keys = listings.deliveries_page(partner.id, status, cursor)
+    except ApiError:
+        abort(400)
+    return render_template("portal/webhooks.html", deliveries=items, next_cursor=next_cursor, keys=keys,
+                           status=status, statuses=listings.DELIVERY_STATUSES, cursor=cursor)
+
+
+@bp.post("/webhooks/<delivery_id>/redeliver")
+def redeliver(delivery_id: str):
+    delivery = listings.redeliver(_partner().id, delivery_id[:40])
+    if delivery is None:
+        abort(404)
+    flash(f"Delivery {delivery.id} is queued for another round of attempts.")
+    return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery.id}"))

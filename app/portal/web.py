@@ -1,0 +1,148 @@
+"""The portal's page furniture: security headers, asset URLs, error pages and sign-in throttling."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from datetime import datetime
+
+from flask import Flask, Response, current_app, render_template, request, url_for
+from flask_limiter import RateLimitExceeded
+from flask_wtf.csrf import CSRFError
+
+from ..embed.service import asset_version
+from ..embed.views import embed_asset
+from ..models import iso_utc
+from ..ratelimit import RATE_HEADERS, retry_after_seconds
+from .auth import current_user
+from .forms import LoginForm
+from .views import bp
+
+ONE_YEAR = 365 * 24 * 3600
+CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'self'{styles}; script-src 'self'; img-src 'self' data:; "
+                           "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
+NAV = (("keys", "portal.keys", "Keys"), ("assessments", "portal.assessments", "Assessments"),
+       ("usage", "portal.usage_page", "Usage"), ("webhooks", "portal.webhooks", "Webhooks"))
+
+
+def portal_asset(filename: str) -> str:
+    """URL of a portal static file, versioned by its content so browsers may cache it for a year."""
+    return url_for("portal.static", filename=filename, v=asset_version(bp.static_folder, filename))
+
+
+def format_time(value: datetime | str | None, seconds: bool = False) -> tuple[str, str] | tuple[None, None]:
+    """("21 Nov 2026, 14:05 UTC", ISO 8601) for a stored time or an ISO 8601 string."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None, None
+    iso = iso_utc(value)
+    if iso is None:
+        return None, None
+    value = datetime.fromisoformat(iso)
+    clock = "%H:%M:%S" if seconds else "%H:%M"
+    return f"{value.day} {value:%b %Y}, {value:{clock}} UTC", iso
+
+
+@bp.context_processor
+def template_helpers() -> dict:
+    return {"portal_asset": portal_asset, "embed_asset": embed_asset, "portal_user": current_user(),
+            "portal_time": format_time, "portal_nav": NAV}
+
+
+def _is_portal_request() -> bool:
+    prefix = bp.url_prefix or ""
+    return request.blueprint == bp.name or request.path == prefix or request.path.startswith(prefix + "/")
+
+
+def _inline_style_hashes(response: Response) -> str:
+    """The shared HTML error page (routing errors, 405) has its own <style> block: allow exactly that."""
+    if response.status_code < 400 or response.mimetype != "text/html" or response.direct_passthrough:
+        return ""
+    blocks = _STYLE_BLOCK.findall(response.get_data(as_text=True))
+    return "".join(f" 'sha256-{base64.b64encode(hashlib.sha256(b.encode()).digest()).decode()}'" for b in blocks)
+
+
+@bp.after_app_request
+def portal_headers(response: Response) -> Response:
+    """Every response under /portal: never framed, no outside sources, nothing private kept in caches.
+
+    Registered app-wide (and filtered by path) so routing errors under /portal get the headers too,
+    and before the rate limiter, so it runs after the limiter has added its headers.
+    """
+    if not _is_portal_request():
+        return response
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY.format(
+        styles=_inline_style_hashes(response))
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Robots-Tag"] = "noindex"
+    for name in RATE_HEADERS:  # the sign-in throttle's counters are not the partner's business
+        if not (name == "Retry-After" and response.status_code == 429):
+            response.headers.pop(name, None)
+    if request.endpoint == "portal.static" and response.status_code in (200, 304):
+        filename = (request.view_args or {}).get("filename", "")
+        current = asset_version(bp.static_folder, filename)
+        fresh = current is not None and request.args.get("v") == current
+        response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable" if fresh else "no-cache"
+    else:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _error_page(status: int, title: str, message: str) -> Response:
+    return Response(render_template("portal/error.html", status=status, title=title, message=message),
+                    status=status, mimetype="text/html")
+
+
+@bp.errorhandler(404)
+def not_found(_error):
+    return _error_page(404, "Page not found", "There is nothing here, or it belongs to another account.")
+
+
+@bp.errorhandler(400)
+def bad_request(_error):
+    return _error_page(400, "That request could not be handled", "Go back, reload the page and try again.")
+
+
+@bp.errorhandler(CSRFError)
+def csrf_failed(_error):
+    return _error_page(400, "This form has expired",
+                       "For your security, forms work only for a while and only from this portal. "
+                       "Go back, reload the page and submit the form again.")
+
+
+@bp.errorhandler(RateLimitExceeded)
+def too_many_sign_ins(_error):
+    """The sign-in form again, with how long to wait."""
+    wait = retry_after_seconds()
+    minutes = max(1, -(-wait // 60))
+    html = render_template("portal/login.html", form=LoginForm(), failed=False, wait_minutes=minutes)
+    return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
+
+
+def _address_key() -> str:
+    return f"portal-login-address:{request.remote_addr}"
+
+
+def _account_key() -> str:
+    email = (request.form.get("email") or "").strip().lower()[:254]
+    return f"portal-login-account:{email or '-'}"
+
+
+def limit_sign_in(app: Flask) -> None:
+    """Throttle sign-in POSTs per client address and per submitted email, on the app's Flask-Limiter.
+
+    Called once the limiter exists; it wraps the registered view, as `@limiter.limit` would.
+    """
+    limiter = app.extensions["rate_limiter"]
+    view = app.view_functions["portal.login"]
+    view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ACCOUNT"], key_func=_account_key,
+                         methods=["POST"], scope="portal-login-account")(view)
+    view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ADDRESS"], key_func=_address_key,
+                         methods=["POST"], scope="portal-login-address")(view)
+    app.view_functions["portal.login"] = view
