@@ -14,7 +14,7 @@ from .extensions import db
 from .generation.scoring import compliance_score
 from .keys.auth import AuthenticatedKey
 from .models import Assessment, Report, Requirement, WebhookDelivery, iso_utc
-from .pagination import MAX_ID, decode_cursor, encode_cursor
+from .pagination import MAX_ID, paginate
 
 
 def new_token() -> str:
@@ -114,12 +114,7 @@ def assessment_record(key: AuthenticatedKey, raw_id: str) -> dict:
 
 def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> tuple[list[Assessment], str | None]:
     """One page of the partner's assessments, newest first, and the cursor of the next page."""
-    query = select(Assessment).where(Assessment.partner_id == key.partner_id)
-    if cursor:
-        query = query.where(Assessment.id < decode_cursor(cursor))
-    rows = list(db.session.scalars(query.order_by(Assessment.id.desc()).limit(limit + 1)))
-    next_cursor = encode_cursor(rows[limit - 1].id) if len(rows) > limit else None
-    return rows[:limit], next_cursor
+    return paginate(select(Assessment).where(Assessment.partner_id == key.partner_id), Assessment.id, limit, cursor)
 
 
 def delete_assessment(key: AuthenticatedKey, raw_id: str) -> None:

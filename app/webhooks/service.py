@@ -7,7 +7,7 @@ from sqlalchemy import select
 from ..errors import not_found
 from ..extensions import db
 from ..models import WebhookDelivery, utcnow
-from ..pagination import decode_cursor, encode_cursor
+from ..pagination import paginate
 from .outbox import notify_sender
 
 
@@ -19,11 +19,7 @@ def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_
         query = query.where(WebhookDelivery.assessment_id == assessment_id)
     if status is not None:
         query = query.where(WebhookDelivery.status == status)
-    if cursor:
-        query = query.where(WebhookDelivery.pk < decode_cursor(cursor))
-    rows = list(db.session.scalars(query.order_by(WebhookDelivery.pk.desc()).limit(limit + 1)))
-    next_cursor = encode_cursor(rows[limit - 1].pk) if len(rows) > limit else None
-    return rows[:limit], next_cursor
+    return paginate(query, WebhookDelivery.pk, limit, cursor)
 
 
 def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery:
