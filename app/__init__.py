@@ -26,6 +26,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
     app.json.sort_keys = False
+    app.json.ensure_ascii = False  # "crs_…1a2b", names and titles as written, not \u escapes
     configure_logging()
 
     register_extensions(app)

@@ -60,11 +60,11 @@ def _policy_name(window_seconds: int) -> str:
 
 
 def _finish_headers(response):
-    """Rate-limit headers from one read of the window: none on 401, Retry-After only on 429."""
-    if request.blueprint not in ("api", "embed") or response.status_code == 401:
-        return response
+    """Rate-limit headers from one read of the window: API only, none on 401, Retry-After only on 429."""
     if response.status_code == 429 and "retry_after" in g:
         response.headers["Retry-After"] = str(g.retry_after)
+    if request.blueprint != "api" or response.status_code == 401:
+        return response
     try:
         limit = limiter_of(current_app).current_limit
         if limit is not None:

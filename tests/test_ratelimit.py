@@ -174,3 +174,9 @@ def test_embed_pages_are_limited_per_address_but_assets_are_not(app_factory):
         asset = client.get("/embed/static/embed.css")
         assert asset.status_code == 200
         asset.close()
+
+
+def test_embed_pages_carry_no_partner_rate_limit_headers(client):
+    page = client.get("/embed/assessment/unknown-token")
+    assert page.status_code == 404
+    assert "X-RateLimit-Limit" not in page.headers and "RateLimit" not in page.headers

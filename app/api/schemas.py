@@ -197,9 +197,12 @@ class UsageCountsSchema(Schema):
     amount = fields.Integer()
 
 
-class KeyUsageSchema(UsageCountsSchema):
+class KeyUsageSchema(Schema):
     keyId = fields.Integer()
-    key = fields.String()
+    key = fields.String(metadata={"description": "The key as crs_…last4."})
+    assessments = fields.Integer()
+    reports = fields.Integer()
+    amount = fields.Integer()
 
 
 class UsageSchema(Schema):

@@ -184,3 +184,12 @@ def test_usage_bills_once_per_assessment(client, auth, make_key):
     assert client.get("/api/v1/usage", headers=auth).get_json()["total"]["amount"] == 500  # billing survives erasure
     other = {"Authorization": f"Bearer {make_key('globex').api_key}"}
     assert client.get("/api/v1/usage", headers=other).get_json()["total"]["amount"] == 0
+
+
+def test_usage_key_rows_in_contract_order(client, auth):
+    record = submit(client, auth)
+    generate(client, auth, record["id"])
+    response = client.get("/api/v1/usage", headers=auth)
+    [row] = response.get_json()["keys"]
+    assert list(row) == ["keyId", "key", "assessments", "reports", "amount"]
+    assert "crs_…" in response.get_data(as_text=True)  # UTF-8, not a \u escape
