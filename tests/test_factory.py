@@ -78,3 +78,12 @@ def test_openapi_document_covers_the_api(client):
     assert {"frameworkName", "hasPolicy"} <= set(schemas["SubmissionAlt"]["properties"])
     assert schemas["Submission"]["additionalProperties"] is False
     assert document["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
+
+
+def test_openapi_documents_rate_limit_headers(client):
+    document = client.get("/openapi.json").get_json()
+    get = document["paths"]["/api/v1/assessments/{assessment_id}"]["get"]["responses"]
+    assert {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} <= set(get["200"]["headers"])
+    assert "Retry-After" in get["429"]["headers"] and "headers" not in get["401"]
+    post = document["paths"]["/api/v1/assessments"]["post"]["responses"]
+    assert "Location" in post["201"]["headers"]

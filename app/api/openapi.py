@@ -108,6 +108,35 @@ SCHEMAS = {
 }
 
 
+INT_HEADER = {"schema": {"type": "integer"}}
+RATE_LIMIT_HEADERS = {
+    "X-RateLimit-Limit": {"description": "Requests allowed per hour for this key.", **INT_HEADER},
+    "X-RateLimit-Remaining": {"description": "Requests left in the sliding window.", **INT_HEADER},
+    "X-RateLimit-Reset": {"description": "UTC epoch second when the oldest counted request leaves the window.",
+                          **INT_HEADER},
+    "RateLimit-Policy": {"description": 'IETF draft form, e.g. "hourly";q=100;w=3600', "schema": {"type": "string"}},
+    "RateLimit": {"description": 'IETF draft form, e.g. "hourly";r=42;t=1800', "schema": {"type": "string"}},
+}
+
+
+def _with_headers(path: str, operation: dict) -> dict:
+    """Every authenticated answer but 401 carries the rate-limit headers; 429 adds Retry-After."""
+    if not path.startswith("/api/v1/"):
+        return operation
+    responses = {}
+    for status, response in operation["responses"].items():
+        headers = {} if status == "401" else {name: {**spec, "required": True}
+                                              for name, spec in RATE_LIMIT_HEADERS.items()}
+        if status == "429":
+            headers["Retry-After"] = {"description": "Seconds until a request is possible again.", "required": True,
+                                      **INT_HEADER}
+        if status == "201":
+            headers["Location"] = {"description": "The new resource.", "required": True,
+                                   "schema": {"type": "string"}}
+        responses[status] = {**response, "headers": headers} if headers else response
+    return {**operation, "responses": responses}
+
+
 def build_openapi(version: str) -> dict:
     """Assemble the document of every endpoint."""
     spec = APISpec(title="Compliance Report Service", version=version, openapi_version="3.0.3",
@@ -119,7 +148,7 @@ def build_openapi(version: str) -> dict:
         spec.components.schema(name, schema=schema)
     paths: dict[str, dict] = {}
     for path, method, operation in OPERATIONS:
-        paths.setdefault(path, {})[method] = operation
+        paths.setdefault(path, {})[method] = _with_headers(path, operation)
     for path, ops in paths.items():
         spec.path(path=path, operations=ops)
     document = spec.to_dict()
