@@ -44,10 +44,6 @@ class RequirementFact:
             raise ValueError(f"requirement {self.id!r}: status must be one of {STATUSES}, "
                              f"not {self.status!r}")
 
-    @property
-    def is_open(self) -> bool:
-        return self.status != "met"
-
 
 @dataclass(frozen=True)
 class AssessmentFacts:

@@ -10,32 +10,8 @@ import openai
 import pytest
 from openai import OpenAI
 
+from app.generation.openai_engine import RESPONSE_FORMAT
 from tests.support.fake_openai import FakeOpenAIServer
-
-REPORT_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["title", "summary", "sections", "callToAction"],
-    "properties": {
-        "title": {"type": "string"},
-        "summary": {"type": "string"},
-        "sections": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["heading", "paragraphs", "bullets"],
-                "properties": {
-                    "heading": {"type": "string"},
-                    "paragraphs": {"type": "array", "items": {"type": "string"}},
-                    "bullets": {"type": "array", "items": {"type": "string"}},
-                },
-            },
-        },
-        "callToAction": {"type": "string"},
-    },
-}
-RESPONSE_FORMAT = {"type": "json_schema", "json_schema": {"name": "report", "strict": True, "schema": REPORT_SCHEMA}}
 
 
 @pytest.fixture
