@@ -45,15 +45,19 @@ def configure_logging() -> None:
 
 
 def start_background_work(app: Flask) -> None:
-    """Start the threads a serving process runs (the webhook sender), resuming pending deliveries."""
+    """Start the threads a serving process runs: the webhook sender (resuming pending deliveries) and,
+    on Postgres, the listener that keeps the record cache coherent with the other processes."""
     app.extensions["webhook_sender"].start()
+    if app.extensions["record_listener"] is not None:
+        app.extensions["record_listener"].start()
 
 
 def register_extensions(app: Flask) -> None:
-    from . import database, generation, keys, portal, webhooks
+    from . import database, generation, keys, portal, record_cache, webhooks
     from .extensions import csrf
 
     database.init_app(app)
+    record_cache.init_app(app)
     keys.init_app(app)
     generation.init_app(app)
     webhooks.init_app(app)

@@ -5,16 +5,18 @@ from __future__ import annotations
 import secrets
 from collections import Counter
 
+from flask import Response, current_app
 from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.orm import joinedload, selectinload
 
-from .embed.urls import embed_url, view_url
+from .embed.urls import embed_url, public_base_url, view_url
 from .errors import ApiError, not_found
 from .extensions import db
 from .generation.scoring import compliance_score
 from .keys.auth import AuthenticatedKey
 from .models import Assessment, Report, Requirement, WebhookDelivery, iso_utc
 from .pagination import MAX_ID, paginate
+from .record_cache import Entry, record_cache, record_changed
 
 
 def new_token() -> str:
@@ -112,6 +114,22 @@ def assessment_record(key: AuthenticatedKey, raw_id: str) -> dict:
     }
 
 
+def record_response(key: AuthenticatedKey, raw_id: str) -> Response:
+    """`GET /assessments/:id`: the record from this process's cache, else built and cached (see record_cache)."""
+    assessment_id = parse_id(raw_id)
+    cache = record_cache()
+    base_url = public_base_url()  # part of embedUrl
+    entry = cache.get(assessment_id, base_url)
+    if entry is None:
+        ticket = cache.ticket()
+        response = current_app.json.response(assessment_record(key, raw_id))
+        cache.put(assessment_id, Entry(key.partner_id, base_url, response.get_data()), ticket)
+        return response
+    if entry.partner_id != key.partner_id:  # an assessment never changes hands
+        raise not_found("No assessment with that id.")
+    return current_app.response_class(entry.body, mimetype=current_app.json.mimetype)
+
+
 def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> tuple[list[Assessment], str | None]:
     """One page of the partner's assessments, newest first, and the cursor of the next page."""
     return paginate(select(Assessment).where(Assessment.partner_id == key.partner_id), Assessment.id, limit, cursor)
@@ -124,6 +142,7 @@ def delete_assessment(key: AuthenticatedKey, raw_id: str) -> None:
     db.session.execute(delete(Report).where(Report.assessment_id == assessment.id))
     db.session.execute(delete(Requirement).where(Requirement.assessment_id == assessment.id))
     db.session.execute(delete(Assessment).where(Assessment.id == assessment.id))
+    record_changed(assessment.id)
     db.session.commit()
 
 
@@ -133,5 +152,6 @@ def rotate_tokens(key: AuthenticatedKey, raw_id: str) -> Assessment:
     assessment.embed_token = new_token()
     for report in assessment.reports:
         report.view_token = new_token()
+    record_changed(assessment.id)
     db.session.commit()
     return assessment

@@ -33,7 +33,7 @@ def list_assessments():
 
 @bp.get("/assessments/<assessment_id>")
 def get_assessment(assessment_id: str):
-    return service.assessment_record(current_key(), assessment_id)
+    return service.record_response(current_key(), assessment_id)
 
 
 @bp.delete("/assessments/<assessment_id>")

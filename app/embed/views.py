@@ -34,9 +34,9 @@ def _assessment_or_404(token: str):
     return assessment
 
 
-def _count_view(report_id: int) -> None:
+def _count_view(report) -> None:
     if request.method == "GET":  # a HEAD request shows nobody the report
-        service.count_view(report_id)
+        service.count_view(report)
 
 
 @bp.get("/assessment/<token>")
@@ -50,7 +50,7 @@ def assessment_page(token: str):
         selected=selected.persona if selected else None, report=selected.content if selected else None,
         fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
     if selected is not None:
-        _count_view(selected.id)
+        _count_view(selected)
     return html
 
 
@@ -62,7 +62,7 @@ def report_fragment(token: str, persona: str):
     if report is None:
         abort(404)
     html = render_template("embed/_report.html", report=report.content)
-    _count_view(report.id)
+    _count_view(report)
     return html
 
 
@@ -75,7 +75,7 @@ def report_page(token: str):
     g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
     html = render_template("embed/report.html", header=service.header_for(report.assessment),
                            persona_label=service.persona_label(report.persona), report=report.content)
-    _count_view(report.id)
+    _count_view(report)
     return html
 
 

@@ -17,6 +17,7 @@ from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
 from ..models import Assessment, Report, iso_utc, utcnow
+from ..record_cache import record_changed
 from ..webhooks.outbox import notify_sender, queue_generation_event
 from .billing import record_usage
 from .content import stored_content
@@ -48,6 +49,8 @@ def claim(assessment_id: int) -> str:
         .where(Assessment.id == assessment_id,
                or_(Assessment.status != "generating", Assessment.generation_started_at < stale))
         .values(status="generating", generation_started_at=now, updated_at=now))
+    if result.rowcount == 1:
+        record_changed(assessment_id)
     db.session.commit()
     if result.rowcount != 1:
         raise ApiError(409, "generation_in_progress",
@@ -108,6 +111,7 @@ def store_run(assessment: Assessment, key: AuthenticatedKey, methodology: str, e
     record_usage(assessment, key, succeeded)
     first_error = next((r.error for r in results if r.error), None)
     queue_generation_event(assessment, key.id, len(results) - succeeded, first_error)
+    record_changed(assessment.id)
     db.session.commit()
     notify_sender()
 
@@ -131,6 +135,7 @@ def generate(key: AuthenticatedKey, raw_id: str, methodology: str) -> Assessment
         db.session.rollback()
         db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
                            .values(status=previous_status, generation_started_at=None))
+        record_changed(assessment_id)
         db.session.commit()
         raise
     return get_assessment(key, raw_id)
