@@ -94,3 +94,35 @@ def test_limits_generations_and_webhooks_are_shared(two_processes, fake_openai):
         assert len(counts) == 7 and set(counts.values()) == {1}
     finally:
         receiver.stop()
+
+
+def test_each_process_reads_what_the_other_wrote(two_processes):
+    """Each process caches records; a write in one reaches the other's cache through Postgres NOTIFY."""
+    app, (first, second) = two_processes
+    with app.app_context():
+        issued = issue_api_key("acme", rate_limit=10_000)
+        db.session.commit()
+    auth = {"Authorization": f"Bearer {issued.api_key}"}
+
+    def record(base: str) -> dict:
+        response = requests.get(f"{base}/api/v1/assessments/{created['id']}", headers=auth, timeout=10)
+        assert response.status_code == 200
+        return response.json()
+
+    created = requests.post(f"{first}/api/v1/assessments", json=submission(), headers=auth, timeout=10).json()
+    for base in (first, second, first, second):  # both processes now hold it in their caches
+        assert record(base)["status"] == "submitted"
+
+    requests.post(f"{first}/api/v1/assessments/{created['id']}/generate", headers=auth, timeout=60)
+    wait_until(lambda: record(second)["status"] == "completed", timeout=2)
+
+    rotated = requests.post(f"{second}/api/v1/assessments/{created['id']}/embed-token/rotate", headers=auth,
+                            timeout=10).json()
+    wait_until(lambda: record(first)["embedToken"] == rotated["embedToken"], timeout=2)
+
+    assert requests.get(f"{first}{rotated['reports'][0]['viewUrl']}", timeout=10).status_code == 200
+    wait_until(lambda: record(second)["reports"][0]["viewCount"] == 1, timeout=2)
+
+    assert requests.delete(f"{second}/api/v1/assessments/{created['id']}", headers=auth, timeout=10).status_code == 204
+    wait_until(lambda: requests.get(f"{first}/api/v1/assessments/{created['id']}", headers=auth,
+                                    timeout=10).status_code == 404, timeout=2)
