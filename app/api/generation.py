@@ -7,10 +7,9 @@ from ..generation.content import ReportContentSchema
 from ..keys.auth import current_key
 from . import bp
 from .body import json_object, load
-from .schemas import GenerateRequestSchema, GenerationResultSchema, UsageSchema
+from .schemas import GenerateRequestSchema, UsageSchema
 
 generate_request = GenerateRequestSchema()
-generation_result = GenerationResultSchema()
 report_content_schema = ReportContentSchema()
 usage_schema = UsageSchema()
 
@@ -18,8 +17,7 @@ usage_schema = UsageSchema()
 @bp.post("/assessments/<assessment_id>/generate")
 def generate(assessment_id: str):
     options = load(generate_request, json_object(optional=True))
-    assessment = service.generate(current_key(), assessment_id, options["methodology"])
-    return generation_result.dump(assessment)
+    return service.generate(current_key(), assessment_id, options["methodology"])
 
 
 @bp.get("/assessments/<assessment_id>/reports/<persona>")

@@ -193,3 +193,21 @@ def test_usage_key_rows_in_contract_order(client, auth):
     [row] = response.get_json()["keys"]
     assert list(row) == ["keyId", "key", "assessments", "reports", "amount"]
     assert "crs_…" in response.get_data(as_text=True)  # UTF-8, not a \u escape
+
+
+def test_generate_response_equals_the_schema_dump(openai_app, fake_openai, make_key):
+    """The generate response is built from the record for speed; it must match GenerationResultSchema."""
+    from app.api.schemas import GenerationResultSchema
+    from app.assessments import get_assessment
+    from app.keys.auth import authenticate_request
+
+    app, client = openai_app, openai_app.test_client()
+    auth = {"Authorization": f"Bearer {make_key().api_key}"}
+    fake_openai.status_for["cfo"] = 400  # one failed report
+    for display_name in (None, "Acme"):
+        record = submit(client, auth, **({"displayName": display_name} if display_name else {}))
+        response = generate(client, auth, record["id"])
+        assert response.status_code == 200 and response.get_json()["failedReports"] == 1
+        with app.test_request_context(headers=auth):
+            slow = GenerationResultSchema().dump(get_assessment(authenticate_request(), str(record["id"])))
+        assert response.get_json() == slow
