@@ -96,7 +96,7 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "WEBHOOK_ALLOW_PRIVATE_NETWORKS": _bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False),
         "TRUSTED_PROXIES": _int(env, "TRUSTED_PROXIES", 0),
         "API_KEY_CACHE_SECONDS": _float(env, "API_KEY_CACHE_SECONDS", 10.0),
-        "RECORD_CACHE_MB": _float(env, "RECORD_CACHE_MB", 64.0),
+        "RECORD_CACHE_MB": _int(env, "RECORD_CACHE_MB", 64, minimum=0),
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
         "PORTAL_LOGIN_LIMIT_PER_ADDRESS": env.get("PORTAL_LOGIN_LIMIT_PER_ADDRESS") or "10/minute;100/hour",

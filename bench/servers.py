@@ -48,10 +48,10 @@ def _process(args: list, env: dict, health_url: str):
 
 
 @contextmanager
-def bare_flask():
-    """A bare Flask endpoint returning a small JSON object; yields its URL."""
+def bare_flask(module: str = "bench.bare_app"):
+    """A bare Flask endpoint returning a small JSON object (`bench.limiter_app`: behind the limiter); yields its URL."""
     port = free_port()
-    with _process([sys.executable, "-m", "bench.bare_app", str(port), str(THREADS)], dict(os.environ),
+    with _process([sys.executable, "-m", module, str(port), str(THREADS)], dict(os.environ),
                   f"http://127.0.0.1:{port}/bare"):
         yield f"http://127.0.0.1:{port}/bare"
 

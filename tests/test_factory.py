@@ -24,11 +24,14 @@ def test_defaults_from_contract(tmp_path):
     assert settings["WEBHOOK_TIMEOUT_SECONDS"] == 10.0
     assert settings["WEBHOOK_ALLOW_PRIVATE_NETWORKS"] is False
     assert settings["MAX_CONTENT_LENGTH"] == 1024 * 1024
+    assert settings["RECORD_CACHE_MB"] == 64
+    assert settings_from_env(str(tmp_path), env={"RECORD_CACHE_MB": "0"})["RECORD_CACHE_MB"] == 0  # off
 
 
 @pytest.mark.parametrize("env", [{"REPORT_ENGINE": "gpt"}, {"GENERATION_WORKERS": "many"},
                                  {"GENERATION_WORKERS": "0"}, {"WEBHOOK_BACKOFF_SECONDS": "1,x"},
-                                 {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}])
+                                 {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}, {"RECORD_CACHE_MB": "-1"},
+                                 {"RECORD_CACHE_MB": "lots"}])
 def test_bad_settings_fail_fast(tmp_path, env):
     with pytest.raises(ConfigError):
         settings_from_env(str(tmp_path), env=env)
