@@ -42,6 +42,10 @@ def configure_logging() -> None:
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
+    # The openai client's HTTP library logs every call at INFO: 25 lines per generation, written
+    # from the fan-out's threads while the run waits on them. Failures are logged by the engine.
+    for name in ("httpx", "httpx2", "httpcore", "httpcore2"):
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def start_background_work(app: Flask) -> None:
