@@ -175,6 +175,7 @@ class RecordListener:
 
     def _run(self) -> None:
         cache = record_cache(self.app)
+        failing = False  # warn once per outage, not once per retry
         while not self._stop.is_set():
             connection = None
             try:
@@ -183,7 +184,8 @@ class RecordListener:
                 connection.execute(f"LISTEN {CHANNEL}")
                 cache.set_trusted(True)
                 self.listening.set()
-                log.info("record cache listening for changes")
+                log.info("record cache listening for changes%s", " again" if failing else "")
+                failing = False
                 while not self._stop.is_set():
                     for note in connection.notifies(timeout=self.HEALTH_SECONDS):
                         if note.payload.isdigit():
@@ -192,9 +194,10 @@ class RecordListener:
                             break
                     connection.execute("SELECT 1")  # a dead connection must not pass for a quiet one
             except Exception:  # noqa: BLE001 - the database is down or the connection dropped
-                if not self._stop.is_set():
-                    log.warning("record cache listener lost the database; serving records uncached",
-                                exc_info=True)
+                if not self._stop.is_set() and not failing:
+                    log.warning("record cache listener lost the database; serving records uncached "
+                                "until it reconnects", exc_info=True)
+                failing = True
             finally:
                 self.listening.clear()
                 cache.set_trusted(False)
