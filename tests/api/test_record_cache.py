@@ -158,7 +158,7 @@ def test_the_cache_is_bounded_in_bytes_and_drops_the_least_recently_read():
     assert cache.get(5, "u") is None
 
 
-def test_a_disabled_cache_serves_nothing(app_factory, make_key):
+def test_a_disabled_cache_serves_nothing(app_factory):
     app = app_factory(RECORD_CACHE_MB=0)
     client = app.test_client()
     with app.app_context():
