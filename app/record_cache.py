@@ -1,4 +1,4 @@
-"""A per-process cache of `GET /assessments/:id` bodies that never serves a record older than its last commit.
+"""A per-process cache of `GET /assessments/:id` bodies, kept coherent with the database.
 
 The record read is the API's hottest request. Built from the database it costs two queries, and
 each query hands the GIL back and forth with the other serving threads, which under concurrency
@@ -17,6 +17,9 @@ How the cache stays right:
   listener is not connected (starting, or reconnecting after an error) the cache is bypassed and
   emptied, so a lost notification cannot leave a stale record behind.
 - SQLite, the embedded default, is served by one process, which sees all of its own commits.
+
+So the process that made a change never serves the old record once the change's response is out;
+other processes stop serving it when the notification arrives, milliseconds after the commit.
 """
 
 from __future__ import annotations
