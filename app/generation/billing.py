@@ -7,16 +7,19 @@ from sqlalchemy import func, select
 from ..catalog import PRICE_PER_REPORT_USD, REPORTS_PER_ASSESSMENT
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
-from ..models import ApiKey, Assessment, UsageRecord
+from ..models import ApiKey, UsageRecord
 
 
-def record_usage(assessment: Assessment, key: AuthenticatedKey, delivered: int) -> None:
-    """Bill the most reports any one run delivered; a regeneration never bills again."""
+def record_usage(assessment: dict, key: AuthenticatedKey, delivered: int) -> None:
+    """Bill the most reports any one run delivered; a regeneration never bills again.
+
+    `assessment` is the assessment's record (assessment_record), which is the calling partner's.
+    """
     delivered = min(delivered, REPORTS_PER_ASSESSMENT)
-    record = db.session.scalar(select(UsageRecord).where(UsageRecord.assessment_id == assessment.id))
+    record = db.session.scalar(select(UsageRecord).where(UsageRecord.assessment_id == assessment["id"]))
     if record is None:
         if delivered:
-            db.session.add(UsageRecord(assessment_id=assessment.id, partner_id=assessment.partner_id,
+            db.session.add(UsageRecord(assessment_id=assessment["id"], partner_id=key.partner_id,
                                        api_key_id=key.id, reports=delivered))
     elif delivered > record.reports:
         record.reports = delivered

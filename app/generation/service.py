@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import or_, select, update
-from sqlalchemy.orm import selectinload
+from sqlalchemy import bindparam, insert, or_, select, update
 
 from ..assessments import assessment_record, get_assessment, new_token, parse_id
 from ..catalog import PERSONAS
@@ -36,14 +35,14 @@ class PersonaResult:
     error: str | None
 
 
-def claim(assessment_id: int) -> str:
+def claim(assessment_id: int, previous: str) -> str:
     """Move the assessment to `generating` atomically; 409 while another run holds a fresh claim.
 
-    Returns the previous status, so a run that crashes before storing can put it back.
+    Returns the status to put back if the run crashes before storing: `previous`, or `submitted`
+    when taking over a stale claim.
     """
     now = utcnow()
     stale = now - timedelta(seconds=current_app.config["GENERATION_CLAIM_TIMEOUT_SECONDS"])
-    previous = db.session.scalar(select(Assessment.status).where(Assessment.id == assessment_id))
     result = db.session.execute(
         update(Assessment)
         .where(Assessment.id == assessment_id,
@@ -58,13 +57,15 @@ def claim(assessment_id: int) -> str:
     return "submitted" if previous == "generating" else previous
 
 
-def load_facts(assessment: Assessment) -> AssessmentFacts:
-    """Everything an engine may know: no company id. Requirements as plain rows (no ORM objects)."""
+def load_facts(assessment_id: int) -> AssessmentFacts:
+    """Everything an engine may know: no company id. Plain rows, no ORM objects."""
+    a = Assessment.__table__
+    row = db.session.execute(select(a.c.framework, a.c.industry, a.c.has_policy, a.c.display_name)
+                             .where(a.c.id == assessment_id)).one()
     rows = db.session.execute(select(Requirement.ref, Requirement.title, Requirement.status)
-                              .where(Requirement.assessment_id == assessment.id).order_by(Requirement.position))
-    return AssessmentFacts(
-        framework=assessment.framework, industry=assessment.industry, has_policy=assessment.has_policy,
-        display_name=assessment.display_name, requirements=tuple(RequirementFact(*row) for row in rows))
+                              .where(Requirement.assessment_id == assessment_id).order_by(Requirement.position))
+    return AssessmentFacts(framework=row.framework, industry=row.industry, has_policy=row.has_policy,
+                           display_name=row.display_name, requirements=tuple(RequirementFact(*r) for r in rows))
 
 
 def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts,
@@ -81,56 +82,86 @@ def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFac
     return results
 
 
-def store_run(assessment: Assessment, key: AuthenticatedKey, methodology: str, engine_name: str,
-              results: list[PersonaResult]) -> None:
-    """Store all 25 reports and the new state in one transaction; tokens survive regeneration."""
+def _report_statements():
+    r = Report.__table__
+    by_id = r.c.id == bindparam("report_id")
+    completed = update(r).where(by_id).values(
+        status="completed", content=bindparam("new_content"), methodology=bindparam("new_methodology"),
+        engine=bindparam("new_engine"), generated_at=bindparam("new_generated_at"), error=None)
+    failed = update(r).where(by_id).values(status="failed", error=bindparam("new_error"))
+    return completed, failed
+
+
+# Built once; each runs as one executemany for all the run's reports of its kind.
+_REPORT_COMPLETED, _REPORT_FAILED = _report_statements()
+
+
+def store_run(key: AuthenticatedKey, raw_id: str, methodology: str, engine_name: str,
+              results: list[PersonaResult]) -> dict:
+    """Store all 25 reports and the new state in one transaction; tokens survive regeneration.
+
+    Returns the assessment's record as committed (built inside the transaction, so the webhook
+    and the response describe the same state). Core statements, not the ORM's unit of work:
+    the flush of 25 objects was the slowest part of the run after the LLM calls.
+    """
+    assessment_id = parse_id(raw_id)
     now = utcnow()
     generated_at = iso_utc(now)
-    existing = {r.persona: r for r in assessment.reports}
-    succeeded = 0
+    existing = dict(db.session.execute(select(Report.persona, Report.id)
+                                       .where(Report.assessment_id == assessment_id)).all())
+    completed, failed, new, new_failed = [], [], [], []
     for position, result in enumerate(results):
-        report = existing.get(result.persona)
-        if report is None:
-            report = Report(assessment=assessment, persona=result.persona, position=position,
-                            view_token=new_token(), view_count=0)
-            db.session.add(report)
-        if result.content is not None:
-            succeeded += 1
-            report.status = "completed"
-            report.content = stored_content(result.content, result.persona, methodology, engine_name, generated_at)
-            report.methodology = methodology
-            report.engine = engine_name
-            report.generated_at = now
-            report.error = None
+        report_id = existing.get(result.persona)
+        if report_id is None:  # first run: the report and its lasting view token are created
+            row = {"assessment_id": assessment_id, "persona": result.persona, "position": position,
+                   "view_token": new_token(), "view_count": 0}
+            if result.content is None:  # content stays SQL NULL
+                new_failed.append({**row, "status": "failed", "error": result.error})
+            else:
+                new.append({**row, "status": "completed", "methodology": methodology, "engine": engine_name,
+                            "generated_at": now, "error": None,
+                            "content": stored_content(result.content, result.persona, methodology, engine_name,
+                                                      generated_at)})
+        elif result.content is not None:
+            completed.append({"report_id": report_id, "new_methodology": methodology, "new_engine": engine_name,
+                              "new_generated_at": now,
+                              "new_content": stored_content(result.content, result.persona, methodology,
+                                                            engine_name, generated_at)})
         else:  # a failed persona keeps its last good content, if it has any
-            report.status = "failed"
-            report.error = result.error
-    assessment.status = "completed" if succeeded else "failed"
-    assessment.methodology = methodology
-    assessment.generated_at = now
-    assessment.generation_started_at = None
-    record_usage(assessment, key, succeeded)
+            failed.append({"report_id": report_id, "new_error": result.error})
+    for rows in (new, new_failed):
+        if rows:
+            db.session.execute(insert(Report), rows)
+    if completed:
+        db.session.execute(_REPORT_COMPLETED, completed)
+    if failed:
+        db.session.execute(_REPORT_FAILED, failed)
+    succeeded = sum(r.content is not None for r in results)
+    db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(
+        status="completed" if succeeded else "failed", methodology=methodology, generated_at=now,
+        generation_started_at=None))
+    record = assessment_record(key, raw_id)
+    record_usage(record, key, succeeded)
     first_error = next((r.error for r in results if r.error), None)
-    queue_generation_event(assessment, key.id, len(results) - succeeded, first_error)
-    record_changed(assessment.id)
+    queue_generation_event(record, key.id, len(results) - succeeded, first_error)
+    record_changed(assessment_id)
     db.session.commit()
     notify_sender()
+    return record
 
 
 def generate(key: AuthenticatedKey, raw_id: str, methodology: str) -> dict:
     """Run generation for the partner's assessment and return the result GenerationResultSchema documents."""
     assessment_id = parse_id(raw_id)
-    owned = db.session.scalar(select(Assessment.id).where(Assessment.id == assessment_id,
-                                                          Assessment.partner_id == key.partner_id))
-    if owned is None:
+    previous = db.session.scalar(select(Assessment.status).where(Assessment.id == assessment_id,
+                                                                 Assessment.partner_id == key.partner_id))
+    if previous is None:
         raise not_found("No assessment with that id.")
-    previous_status = claim(assessment_id)
+    previous_status = claim(assessment_id, previous)
     try:
-        assessment = db.session.scalar(
-            select(Assessment).where(Assessment.id == assessment_id).options(selectinload(Assessment.reports)))
         engine = current_app.extensions["report_engine"]
-        results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(assessment), methodology)
-        store_run(assessment, key, methodology, engine.name, results)
+        results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(assessment_id), methodology)
+        record = store_run(key, raw_id, methodology, engine.name, results)
     except BaseException:
         db.session.rollback()
         db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
@@ -138,7 +169,7 @@ def generate(key: AuthenticatedKey, raw_id: str, methodology: str) -> dict:
         record_changed(assessment_id)
         db.session.commit()
         raise
-    return generation_result(assessment_record(key, raw_id))
+    return generation_result(record)
 
 
 def generation_result(record: dict) -> dict:
