@@ -311,10 +311,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._arrived = time.monotonic()
-        body = self._read_body()
-        if self._path() == "/v1/chat/completions":
-            return self._chat_completions(body)
-        self._not_found()
+        if self._path() != "/v1/chat/completions":
+            self._read_body()
+            return self._not_found()
+        owner = self.server.owner
+        owner._arrive()  # in flight from arrival to answer, as its latency is counted
+        try:
+            self._chat_completions(self._read_body())
+        finally:
+            owner._leave()
 
     def _not_found(self) -> None:
         self._send_json(404, {"error": {
@@ -335,11 +340,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "message": "We could not parse the JSON body of your request.",
                 "type": "invalid_request_error", "param": None, "code": None,
             }})
-        owner._enter(body)
-        try:
-            self._answer(owner, body)
-        finally:
-            owner._leave()
+        owner._record(body)
+        self._answer(owner, body)
 
     def _answer(self, owner: FakeOpenAIServer, body: dict) -> None:
         # The answer is built first and sent `latency` after the request arrived, so the server's
@@ -467,9 +469,12 @@ class FakeOpenAIServer:
         return [body for body in snapshot if persona_of(body) == persona]
 
     # ---------------------------------------------------------------- used by the handler
-    def _enter(self, body: dict) -> None:
+    def _record(self, body: dict) -> None:
         with self._lock:
             self.requests.append(body)
+
+    def _arrive(self) -> None:
+        with self._lock:
             self._active += 1
             self.max_concurrency = max(self.max_concurrency, self._active)
 
