@@ -7,6 +7,7 @@ import secrets
 from datetime import timedelta
 
 ENGINES = ("template", "openai")
+OPENAI_TRANSPORTS = ("lean", "httpx")
 
 
 class ConfigError(RuntimeError):
@@ -76,6 +77,9 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
     engine = (env.get("REPORT_ENGINE") or "template").strip().lower()
     if engine not in ENGINES:
         raise ConfigError(f"REPORT_ENGINE must be one of {', '.join(ENGINES)}, got {engine!r}")
+    transport = (env.get("OPENAI_HTTP_TRANSPORT") or "lean").strip().lower()
+    if transport not in OPENAI_TRANSPORTS:
+        raise ConfigError(f"OPENAI_HTTP_TRANSPORT must be one of {', '.join(OPENAI_TRANSPORTS)}, got {transport!r}")
     database_url = env.get("DATABASE_URL") or "sqlite:///" + os.path.join(instance_path, "app.db")
     public_base = (env.get("PUBLIC_BASE_URL") or "").strip().rstrip("/") or None
     return {
@@ -88,6 +92,7 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "OPENAI_MODEL": env.get("OPENAI_MODEL") or "gpt-4o-mini",
         "OPENAI_TIMEOUT_SECONDS": _float(env, "OPENAI_TIMEOUT_SECONDS", 60.0),
         "OPENAI_MAX_RETRIES": _int(env, "OPENAI_MAX_RETRIES", 2),
+        "OPENAI_HTTP_TRANSPORT": transport,
         "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
         "GENERATION_CLAIM_TIMEOUT_SECONDS": _int(env, "GENERATION_CLAIM_TIMEOUT_SECONDS", 900, minimum=1),
         "WEBHOOK_MAX_ATTEMPTS": _int(env, "WEBHOOK_MAX_ATTEMPTS", 3, minimum=1),

@@ -24,7 +24,8 @@ def build_engine(app: Flask) -> ReportEngine:
 
         return OpenAIEngine(api_key=app.config["OPENAI_API_KEY"], base_url=app.config["OPENAI_BASE_URL"],
                             model=app.config["OPENAI_MODEL"], timeout=app.config["OPENAI_TIMEOUT_SECONDS"],
-                            max_retries=app.config["OPENAI_MAX_RETRIES"])
+                            max_retries=app.config["OPENAI_MAX_RETRIES"],
+                            transport=app.config["OPENAI_HTTP_TRANSPORT"])
     from .template_engine import TemplateEngine
 
     return TemplateEngine()

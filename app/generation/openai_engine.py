@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
+import urllib.request
 
 from marshmallow import ValidationError
-from openai import OpenAI
+from openai import DefaultHttpxClient, OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID, Methodology, Persona
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
+from .http_transport import LeanHTTPTransport
+
+log = logging.getLogger(__name__)
 
 SYSTEM_PROMPT = (
     "You are a senior compliance consultant writing a stakeholder briefing on a compliance assessment. "
@@ -64,10 +69,19 @@ class OpenAIEngine:
     name = "openai"
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, timeout: float,
-                 max_retries: int):
+                 max_retries: int, transport: str = "lean"):
         self.model = model
-        self.client = OpenAI(api_key=api_key or "not-set", base_url=base_url, timeout=timeout,
-                             max_retries=max_retries)
+        settings = {"api_key": api_key or "not-set", "base_url": base_url, "timeout": timeout,
+                    "max_retries": max_retries}
+        self.transport = transport
+        if transport == "lean":  # the client's own httpx defaults, with the lean transport under them
+            self.client = OpenAI(**settings, http_client=DefaultHttpxClient(transport=LeanHTTPTransport()))
+            if _proxied(self.client.base_url.host):  # httpx honours proxies only with its own transport
+                log.info("an environment proxy applies to the LLM server: using httpx's own transport")
+                self.client.close()
+                self.transport = "httpx"
+        if self.transport == "httpx":
+            self.client = OpenAI(**settings)
         self.client.chat.completions  # noqa: B018 - warms the client's lazy imports before the first run
 
     def messages(self, facts: AssessmentFacts, persona_id: str, methodology_id: str) -> list[dict]:
@@ -100,3 +114,11 @@ class OpenAIEngine:
 
     def close(self) -> None:
         self.client.close()
+
+
+def _proxied(host: str) -> bool:
+    """Whether HTTP(S)_PROXY / ALL_PROXY (minus NO_PROXY) would send requests to `host` through a proxy."""
+    proxies = urllib.request.getproxies_environment()
+    if not any(proxies.get(scheme) for scheme in ("http", "https", "all")):
+        return False
+    return not urllib.request.proxy_bypass_environment(host, proxies)
