@@ -31,7 +31,7 @@ def test_defaults_from_contract(tmp_path):
 @pytest.mark.parametrize("env", [{"REPORT_ENGINE": "gpt"}, {"GENERATION_WORKERS": "many"},
                                  {"GENERATION_WORKERS": "0"}, {"WEBHOOK_BACKOFF_SECONDS": "1,x"},
                                  {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}, {"RECORD_CACHE_MB": "-1"},
-                                 {"RECORD_CACHE_MB": "lots"}])
+                                 {"RECORD_CACHE_MB": "lots"}, {"OPENAI_HTTP_TRANSPORT": "curl"}])
 def test_bad_settings_fail_fast(tmp_path, env):
     with pytest.raises(ConfigError):
         settings_from_env(str(tmp_path), env=env)

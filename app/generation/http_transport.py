@@ -38,6 +38,7 @@ RECV_BYTES = 256 * 1024
 _STATUS_LINE = re.compile(rb"HTTP/1\.([01]) ([1-9][0-9][0-9])(?: ([^\r\n]*))?")
 _TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _FORBIDDEN_IN_HEADER = re.compile(rb"[\x00\r\n]")
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}")  # 1*HEXDIG; int(..., 16) alone would take "0x", "+", "_"
 
 
 class _Connection:
@@ -299,13 +300,10 @@ def _read_chunked(reader: _Reader) -> bytes:
     body = bytearray()
     while True:
         line = reader.until(b"\r\n", MAX_LINE_BYTES, "chunked body")
-        size_text = line.split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError:
-            size = -1
-        if size < 0 or not size_text or size_text.startswith((b"+", b"-", b"0x", b"0X")):
+        size_text = line.split(b";", 1)[0].strip(b" \t")
+        if not _CHUNK_SIZE.fullmatch(size_text):
             raise httpx.RemoteProtocolError(f"Malformed chunk size {line[:100]!r}.", request=reader.request)
+        size = int(size_text, 16)
         if size == 0:
             while reader.until(b"\r\n", MAX_LINE_BYTES, "chunked body"):  # trailer fields, then an empty line
                 pass

@@ -20,7 +20,9 @@ def generate(client, auth, assessment_id, **body):
 
 
 def test_25_calls_run_in_parallel(openai_app, make_key, fake_openai):
-    fake_openai.latency = 0.3
+    # 1 s, so all 25 overlap even if this process stalls while sending: a full garbage collection
+    # of the test process (hundreds of tests' objects) was seen to pause it for ~0.4 s.
+    fake_openai.latency = 1.0
     client, auth, record = setup(openai_app, make_key)
     result = generate(client, auth, record["id"]).get_json()
     assert result["status"] == "completed" and result["failedReports"] == 0
@@ -104,6 +106,22 @@ def test_timeout_fails_that_report_only(app_factory, make_key, fake_openai):
     result = generate(client, auth, record["id"]).get_json()
     assert result["failedReports"] == 1
     assert [r["status"] for r in result["reports"] if r["persona"] == "board_member"] == ["failed"]
+
+
+def test_httpx_own_transport_remains_a_working_choice(app_factory, make_key, fake_openai):
+    """OPENAI_HTTP_TRANSPORT=httpx: the same run, over httpx's transport; a hung call still fails alone."""
+    app = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
+                      OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=0.5, OPENAI_HTTP_TRANSPORT="httpx")
+    assert app.extensions["report_engine"].transport == "httpx"
+    fake_openai.hang_for.add("board_member")
+    client, auth, record = setup(app, make_key)
+    result = generate(client, auth, record["id"]).get_json()
+    assert result["failedReports"] == 1 and len(fake_openai.requests) == 25
+    assert [r["persona"] for r in result["reports"] if r["status"] == "failed"] == ["board_member"]
+
+
+def test_the_lean_transport_is_the_default(openai_app):
+    assert openai_app.extensions["report_engine"].transport == "lean"
 
 
 def test_concurrent_generate_answers_409(openai_app, make_key, fake_openai):
