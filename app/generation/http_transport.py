@@ -146,7 +146,8 @@ class LeanHTTPTransport(httpx.BaseTransport):
         if url.scheme not in ("http", "https"):
             raise httpx.UnsupportedProtocol(f"Request URL has an unsupported protocol '{url.scheme}://'.",
                                             request=request)
-        origin = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
+        # raw_host: the ASCII (IDNA) form, for DNS and SNI; IPv6 literals come without brackets
+        origin = (url.scheme, url.raw_host.decode("ascii"), url.port or (443 if url.scheme == "https" else 80))
         timeouts = request.extensions.get("timeout", {})
         payload = _serialize(request)
         connection = self._checkout(origin, timeouts, request)

@@ -655,3 +655,32 @@ def test_25_concurrent_calls_through_one_client(server, client):
         thread.join(SOCKET_TIMEOUT)
     assert results == {n: {"n": n} for n in range(25)}
     assert len(server.requests) == 25 and server.connections <= 25
+
+
+def test_ipv6_literal_host(make_client):
+    """An IPv6 literal base URL (`http://[::1]:port`) connects to the address, bracketless."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    with socket.socket(socket.AF_INET6) as listener:
+        try:
+            listener.bind(("::1", 0))
+        except OSError:
+            pytest.skip("no IPv6 loopback on this machine")
+        listener.listen(1)
+        listener.settimeout(SOCKET_TIMEOUT)
+        client = make_client(f"http://[::1]:{listener.getsockname()[1]}/v1")
+        answer = {}
+
+        def serve_one() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.settimeout(SOCKET_TIMEOUT)
+                received = ScriptedServer._read_request(conn, bytearray(), 0)
+                answer["host"] = received.header("Host")
+                conn.sendall(json_response(COMPLETION))
+
+        thread = threading.Thread(target=serve_one)
+        thread.start()
+        assert call(client) == COMPLETION
+        thread.join(SOCKET_TIMEOUT)
+    assert answer["host"][0].startswith("[::1]:")
