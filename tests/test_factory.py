@@ -25,6 +25,7 @@ def test_defaults_from_contract(tmp_path):
     assert settings["WEBHOOK_ALLOW_PRIVATE_NETWORKS"] is False
     assert settings["MAX_CONTENT_LENGTH"] == 1024 * 1024
     assert settings["RECORD_CACHE_MB"] == 64
+    assert settings["OPENAI_HTTP_TRANSPORT"] == "lean"
     assert settings_from_env(str(tmp_path), env={"RECORD_CACHE_MB": "0"})["RECORD_CACHE_MB"] == 0  # off
 
 
