@@ -181,6 +181,7 @@ class RecordListener:
         failing = False  # warn once per outage, not once per retry
         while not self._stop.is_set():
             connection = None
+            lost = None
             try:
                 connection = self._connect()
                 connection.execute("SET application_name = 'crs-record-listener'")  # for pg_stat_activity
@@ -196,12 +197,9 @@ class RecordListener:
                         elif self._stop.is_set():
                             break
                     connection.execute("SELECT 1")  # a dead connection must not pass for a quiet one
-            except Exception:  # noqa: BLE001 - the database is down or the connection dropped
-                if not self._stop.is_set() and not failing:
-                    log.warning("record cache listener lost the database; serving records uncached "
-                                "until it reconnects", exc_info=True)
-                failing = True
-            finally:
+            except Exception as exc:  # noqa: BLE001 - the database is down or the connection dropped
+                lost = exc
+            finally:  # stop serving from the cache before anything else, the warning included
                 self.listening.clear()
                 cache.set_trusted(False)
                 if connection is not None:
@@ -209,6 +207,11 @@ class RecordListener:
                         connection.close()
                     except Exception:  # noqa: BLE001, S110 - closing a broken connection
                         pass
+            if lost is not None:
+                if not self._stop.is_set() and not failing:
+                    log.warning("record cache listener lost the database; serving records uncached "
+                                "until it reconnects", exc_info=lost)
+                failing = True
             self._stop.wait(self.RETRY_SECONDS)
 
 
