@@ -278,6 +278,12 @@ def test_the_listener_reconnects_after_losing_its_connection(two_apps, caplog):
         _db.session.commit()
     assert killed == 2  # both apps' listeners
 
+    # This listener's own loss first: the other app's warning alone would satisfy the log check
+    # while this one has not noticed yet. It stays down for RETRY_SECONDS (1 s), so polling sees it.
+    def lost():
+        assert not listener.listening.is_set()
+    eventually(lost, seconds=10)
+
     def reconnected():
         assert "listener lost the database" in caplog.text
         assert listener.listening.is_set()
