@@ -24,6 +24,10 @@ from .extensions import db
 
 # BigInteger primary keys are plain INTEGER on SQLite (so they stay rowid aliases).
 BigId = BigInteger().with_variant(Integer(), "sqlite")
+# Ids are never handed out twice: without AUTOINCREMENT, SQLite gives the next row the id of the
+# newest row deleted, so an erased assessment's id (and its billing) would pass to another one.
+# Postgres sequences never go back.
+NEVER_REUSED = {"sqlite_autoincrement": True}
 
 
 def utcnow() -> datetime:
@@ -42,6 +46,7 @@ def iso_utc(value: datetime | None) -> str | None:
 
 class Partner(db.Model):
     __tablename__ = "partners"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
@@ -54,6 +59,7 @@ class Partner(db.Model):
 
 class ApiKey(db.Model):
     __tablename__ = "api_keys"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
@@ -84,6 +90,7 @@ class ApiKey(db.Model):
 
 class Assessment(db.Model):
     __tablename__ = "assessments"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
@@ -127,6 +134,7 @@ class Assessment(db.Model):
 
 class Requirement(db.Model):
     __tablename__ = "requirements"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     assessment_id: Mapped[int] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
@@ -140,7 +148,7 @@ class Requirement(db.Model):
 
 class Report(db.Model):
     __tablename__ = "reports"
-    __table_args__ = (UniqueConstraint("assessment_id", "persona"),)
+    __table_args__ = (UniqueConstraint("assessment_id", "persona"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     assessment_id: Mapped[int] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
@@ -161,13 +169,16 @@ class Report(db.Model):
 class UsageRecord(db.Model):
     """What one assessment is billed: the most reports any one of its runs delivered.
 
-    No foreign key to the assessment: billing history outlives an erased assessment.
+    No foreign key to the assessment: billing history outlives an erased assessment. Keyed by
+    partner and assessment, so no row can ever be found from another partner's assessment.
     """
 
     __tablename__ = "usage_records"
+    __table_args__ = (UniqueConstraint("partner_id", "assessment_id", name="uq_usage_records_partner_assessment"),
+                      NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    assessment_id: Mapped[int] = mapped_column(BigInteger, unique=True)
+    assessment_id: Mapped[int] = mapped_column(BigInteger)
     partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
     api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id"), index=True)
     reports: Mapped[int] = mapped_column(Integer)
@@ -179,7 +190,7 @@ class WebhookDelivery(db.Model):
     """The outbox: one row per event delivery, written in the transaction that produced the event."""
 
     __tablename__ = "webhook_deliveries"
-    __table_args__ = (Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),)
+    __table_args__ = (Index("ix_webhook_deliveries_due", "status", "next_attempt_at"), NEVER_REUSED)
 
     pk: Mapped[int] = mapped_column(BigId, primary_key=True)
     id: Mapped[str] = mapped_column(String(40), unique=True)  # X-Service-Delivery, the same on every attempt
@@ -203,6 +214,7 @@ class User(db.Model):
     """A partner's staff member who signs in to the portal."""
 
     __tablename__ = "users"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)

@@ -88,6 +88,13 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        sqlite = connection.dialect.name == 'sqlite'
+        if sqlite:
+            # A batch migration rebuilds a table by dropping it: with foreign keys on, that drop
+            # would cascade to (or be refused by) the rows that point to it. The pragma only
+            # takes effect outside a transaction.
+            connection.exec_driver_sql('PRAGMA foreign_keys=OFF')
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -96,6 +103,12 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+        if sqlite:
+            problems = connection.exec_driver_sql('PRAGMA foreign_key_check').fetchall()
+            connection.exec_driver_sql('PRAGMA foreign_keys=ON')
+            connection.commit()
+            if problems:
+                raise RuntimeError(f'foreign keys broken by the migration: {problems[:5]}')
 
 
 if context.is_offline_mode():

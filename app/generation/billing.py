@@ -16,7 +16,8 @@ def record_usage(assessment: dict, key: AuthenticatedKey, delivered: int) -> Non
     `assessment` is the assessment's record (assessment_record), which is the calling partner's.
     """
     delivered = min(delivered, REPORTS_PER_ASSESSMENT)
-    record = db.session.scalar(select(UsageRecord).where(UsageRecord.assessment_id == assessment["id"]))
+    record = db.session.scalar(select(UsageRecord).where(UsageRecord.partner_id == key.partner_id,
+                                                         UsageRecord.assessment_id == assessment["id"]))
     if record is None:
         if delivered:
             db.session.add(UsageRecord(assessment_id=assessment["id"], partner_id=key.partner_id,
