@@ -37,8 +37,28 @@ def create_app(test_config: dict | None = None) -> Flask:
     return app
 
 
+def _escaping_record_factory(base):
+    def make_record(*args, **kwargs) -> logging.LogRecord:
+        record = base(*args, **kwargs)
+        if record.name.startswith("app.") and record.args:
+            message = record.getMessage()
+            if "\r" in message or "\n" in message:
+                record.msg, record.args = message.replace("\r", "\\r").replace("\n", "\\n"), None
+        return record
+
+    make_record.escapes_line_breaks = True
+    return make_record
+
+
 def configure_logging() -> None:
-    """INFO to stderr unless the host process configured logging already."""
+    """INFO to stderr unless the host process configured logging already.
+
+    Our log lines carry partner-supplied values (paths, emails, LLM and receiver errors): their CR
+    and LF are escaped, so no value can forge a log line of its own.
+    """
+    base = logging.getLogRecordFactory()
+    if not getattr(base, "escapes_line_breaks", False):
+        logging.setLogRecordFactory(_escaping_record_factory(base))
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
@@ -49,20 +69,15 @@ def configure_logging() -> None:
 
 
 def start_background_work(app: Flask) -> None:
-    """Start the threads a serving process runs: the webhook sender (resuming pending deliveries) and,
-    on Postgres, the listener that keeps the record cache coherent with the other processes."""
+    """Start the threads a serving process runs: the webhook sender, resuming pending deliveries."""
     app.extensions["webhook_sender"].start()
-    if app.extensions["record_listener"] is not None:
-        app.extensions["record_listener"].start()
 
 
 def register_extensions(app: Flask) -> None:
-    from . import database, generation, keys, portal, record_cache, webhooks
+    from . import database, generation, portal, webhooks
     from .extensions import csrf
 
     database.init_app(app)
-    record_cache.init_app(app)
-    keys.init_app(app)
     generation.init_app(app)
     webhooks.init_app(app)
     csrf.init_app(app)
@@ -73,10 +88,12 @@ def register_blueprints(app: Flask) -> None:
     from . import main
     from .api import bp as api_bp
     from .api.openapi import build_openapi
+    from .assessments import IdConverter
     from .embed.views import bp as embed_bp
     from .extensions import csrf
     from .portal import blueprint as portal_blueprint
 
+    app.url_map.converters["id"] = IdConverter
     app.register_blueprint(main.bp)
     app.register_blueprint(api_bp)
     csrf.exempt(api_bp)  # bearer keys, not cookies: nothing for a cross-site form to ride on

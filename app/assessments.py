@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter
+from datetime import timedelta
 
-from flask import Response, current_app
-from sqlalchemy import bindparam, delete, insert, select
+from flask import Response, current_app, request
+from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, not_, select
 from sqlalchemy.orm import joinedload, selectinload
+from werkzeug.routing import BaseConverter
 
-from .embed.urls import embed_url, public_base_url, view_url
+from .embed.urls import embed_url, view_url
 from .errors import ApiError, not_found
 from .extensions import db
 from .generation.scoring import compliance_score
 from .keys.auth import AuthenticatedKey
-from .models import Assessment, Report, Requirement, WebhookDelivery, iso_utc
+from .models import Assessment, Report, Requirement, WebhookDelivery, iso_utc, utcnow
 from .pagination import MAX_ID, paginate
-from .record_cache import Entry, record_cache, record_changed
 
 
 def new_token() -> str:
@@ -24,11 +25,27 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def parse_id(raw: str) -> int:
-    """An id from a path: digits within the database's range, else 404 (never a 500)."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 19 or not 1 <= int(raw) <= MAX_ID:
-        raise not_found("No assessment with that id.")
-    return int(raw)
+class IdConverter(BaseConverter):
+    """`<id:name>` in a route: the path segment parsed once, as the int the views and services take.
+
+    Anything that is not an id within the database's range becomes 0, which no row has (ids start
+    at 1), so it answers 404 like any unknown id, after authentication and rate limiting, and never
+    reaches the database as an out-of-range integer.
+    """
+
+    def to_python(self, value: str) -> int:
+        if not value.isascii() or not value.isdigit() or len(value) > 19 or not 1 <= int(value) <= MAX_ID:
+            return 0
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+def running_claim(config) -> ColumnElement[bool]:
+    """An assessment whose run holds a fresh claim (a stale one is a run that died and may be taken over)."""
+    stale = utcnow() - timedelta(seconds=config["GENERATION_CLAIM_TIMEOUT_SECONDS"])
+    return and_(Assessment.status == "generating", Assessment.generation_started_at >= stale)
 
 
 def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
@@ -54,9 +71,9 @@ def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
     return assessment
 
 
-def get_assessment(key: AuthenticatedKey, raw_id: str, *, full: bool = True) -> Assessment:
+def get_assessment(key: AuthenticatedKey, assessment_id: int, *, full: bool = True) -> Assessment:
     """The partner's assessment, with requirements and reports when `full`; 404 otherwise."""
-    query = select(Assessment).where(Assessment.id == parse_id(raw_id),
+    query = select(Assessment).where(Assessment.id == assessment_id,
                                      Assessment.partner_id == key.partner_id)
     if full:
         # Report links only: the content (kilobytes of JSON per report) is not part of the record.
@@ -83,14 +100,13 @@ def _record_queries():
 _RECORD_QUERY, _REQUIREMENTS_QUERY = _record_queries()
 
 
-def assessment_record(key: AuthenticatedKey, raw_id: str) -> dict:
+def assessment_record(key: AuthenticatedKey, assessment_id: int) -> dict:
     """The record of `GET /assessments/:id`, in the shape AssessmentSchema documents.
 
     The hottest read of the API, so it skips ORM objects and per-field serialisation: one query for
     the assessment with its report links (an outer join), one for its requirements. A test checks
     that it equals AssessmentSchema's dump of the ORM objects.
     """
-    assessment_id = parse_id(raw_id)
     connection = db.session.connection()
     rows = connection.execute(_RECORD_QUERY, {"id": assessment_id, "partner_id": key.partner_id}).all()
     if not rows:
@@ -114,20 +130,12 @@ def assessment_record(key: AuthenticatedKey, raw_id: str) -> dict:
     }
 
 
-def record_response(key: AuthenticatedKey, raw_id: str) -> Response:
-    """`GET /assessments/:id`: the record from this process's cache, else built and cached (see record_cache)."""
-    assessment_id = parse_id(raw_id)
-    cache = record_cache()
-    base_url = public_base_url()  # part of embedUrl
-    entry = cache.get(assessment_id, base_url)
-    if entry is None:
-        ticket = cache.ticket()
-        response = current_app.json.response(assessment_record(key, raw_id))
-        cache.put(assessment_id, Entry(key.partner_id, base_url, response.get_data()), ticket)
-        return response
-    if entry.partner_id != key.partner_id:  # an assessment never changes hands
-        raise not_found("No assessment with that id.")
-    return current_app.response_class(entry.body, mimetype=current_app.json.mimetype)
+def record_response(key: AuthenticatedKey, assessment_id: int) -> Response:
+    """`GET /assessments/:id`, built from the database on every read, with an ETag: a poller that
+    sends `If-None-Match` gets a bodiless 304 while nothing it shows has changed."""
+    response = current_app.json.response(assessment_record(key, assessment_id))
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> tuple[list[Assessment], str | None]:
@@ -135,23 +143,31 @@ def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> t
     return paginate(select(Assessment).where(Assessment.partner_id == key.partner_id), Assessment.id, limit, cursor)
 
 
-def delete_assessment(key: AuthenticatedKey, raw_id: str) -> None:
-    """Erase the assessment, its requirements, reports, tokens and webhook deliveries (which carry them)."""
-    assessment = get_assessment(key, raw_id, full=False)
-    db.session.execute(delete(WebhookDelivery).where(WebhookDelivery.assessment_id == assessment.id))
-    db.session.execute(delete(Report).where(Report.assessment_id == assessment.id))
-    db.session.execute(delete(Requirement).where(Requirement.assessment_id == assessment.id))
-    db.session.execute(delete(Assessment).where(Assessment.id == assessment.id))
-    record_changed(assessment.id)
+def delete_assessment(key: AuthenticatedKey, assessment_id: int) -> None:
+    """Erase the assessment, its requirements, reports, tokens and webhook deliveries (which carry them).
+
+    409 while a run holds it: the run would store reports, bill and send a webhook for an erased
+    assessment. The check and the erasure are one statement, so no run can start in between.
+    """
+    erased = db.session.execute(
+        delete(Assessment).where(Assessment.id == assessment_id, Assessment.partner_id == key.partner_id,
+                                 not_(running_claim(current_app.config)))
+        .execution_options(synchronize_session=False))
+    if erased.rowcount != 1:
+        db.session.rollback()
+        get_assessment(key, assessment_id, full=False)  # 404 for an unknown id or another partner's
+        raise ApiError(409, "generation_in_progress",
+                       "Reports for this assessment are being generated; delete it when that run ends.")
+    # Requirements and reports go with it (ON DELETE CASCADE); deliveries have no foreign key.
+    db.session.execute(delete(WebhookDelivery).where(WebhookDelivery.assessment_id == assessment_id))
     db.session.commit()
 
 
-def rotate_tokens(key: AuthenticatedKey, raw_id: str) -> Assessment:
+def rotate_tokens(key: AuthenticatedKey, assessment_id: int) -> Assessment:
     """New embed and view tokens; the old ones stop working at once."""
-    assessment = get_assessment(key, raw_id)
+    assessment = get_assessment(key, assessment_id)
     assessment.embed_token = new_token()
     for report in assessment.reports:
         report.view_token = new_token()
-    record_changed(assessment.id)
     db.session.commit()
     return assessment

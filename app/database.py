@@ -36,6 +36,10 @@ def init_app(app: Flask) -> None:
         # A server can drop idle connections.
         app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_pre_ping": True, "pool_size": 16,
                                                            "max_overflow": 4})
+    # A database error's message would otherwise carry the statement's parameters into the logs:
+    # view and embed tokens, report content, partner data.
+    app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {**app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}),
+                                               "hide_parameters": True}
     db.init_app(app)
     migrate_dir = app.config.get("MIGRATIONS_DIR")
     migrate.init_app(app, db, directory=migrate_dir, render_as_batch=True, compare_type=True)

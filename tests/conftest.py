@@ -57,17 +57,11 @@ def app_factory(backend, tmp_path):
                 reset_schema()
                 _db.create_all()
         made.append(application)
-        listener = application.extensions["record_listener"]
-        if listener is not None:  # Postgres: the record cache serves only while its listener runs
-            listener.start()
-            assert listener.listening.wait(10), "record cache listener did not connect"
         return application
 
     yield make
     for application in made:
         application.extensions["webhook_sender"].stop()
-        if application.extensions["record_listener"] is not None:
-            application.extensions["record_listener"].stop()
         application.extensions["generation_pool"].shutdown(wait=True)
         engine = application.extensions["report_engine"]
         if hasattr(engine, "close"):

@@ -24,15 +24,15 @@ def test_defaults_from_contract(tmp_path):
     assert settings["WEBHOOK_TIMEOUT_SECONDS"] == 10.0
     assert settings["WEBHOOK_ALLOW_PRIVATE_NETWORKS"] is False
     assert settings["MAX_CONTENT_LENGTH"] == 1024 * 1024
-    assert settings["RECORD_CACHE_MB"] == 64
     assert settings["OPENAI_HTTP_TRANSPORT"] == "lean"
-    assert settings_from_env(str(tmp_path), env={"RECORD_CACHE_MB": "0"})["RECORD_CACHE_MB"] == 0  # off
+    assert settings["GENERATION_MAX_CONCURRENT_PER_PARTNER"] == 2
+    assert "RECORD_CACHE_MB" not in settings and "API_KEY_CACHE_SECONDS" not in settings
 
 
 @pytest.mark.parametrize("env", [{"REPORT_ENGINE": "gpt"}, {"GENERATION_WORKERS": "many"},
                                  {"GENERATION_WORKERS": "0"}, {"WEBHOOK_BACKOFF_SECONDS": "1,x"},
-                                 {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}, {"RECORD_CACHE_MB": "-1"},
-                                 {"RECORD_CACHE_MB": "lots"}, {"OPENAI_HTTP_TRANSPORT": "curl"}])
+                                 {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}, {"OPENAI_HTTP_TRANSPORT": "curl"},
+                                 {"GENERATION_MAX_CONCURRENT_PER_PARTNER": "0"}])
 def test_bad_settings_fail_fast(tmp_path, env):
     with pytest.raises(ConfigError):
         settings_from_env(str(tmp_path), env=env)

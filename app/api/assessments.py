@@ -31,17 +31,17 @@ def list_assessments():
     return page_schema.dump({"items": items, "nextCursor": next_cursor})
 
 
-@bp.get("/assessments/<assessment_id>")
-def get_assessment(assessment_id: str):
+@bp.get("/assessments/<id:assessment_id>")
+def get_assessment(assessment_id: int):
     return service.record_response(current_key(), assessment_id)
 
 
-@bp.delete("/assessments/<assessment_id>")
-def delete_assessment(assessment_id: str):
+@bp.delete("/assessments/<id:assessment_id>")
+def delete_assessment(assessment_id: int):
     service.delete_assessment(current_key(), assessment_id)
     return "", 204
 
 
-@bp.post("/assessments/<assessment_id>/embed-token/rotate")
-def rotate_embed_token(assessment_id: str):
+@bp.post("/assessments/<id:assessment_id>/embed-token/rotate")
+def rotate_embed_token(assessment_id: int):
     return assessment_schema.dump(service.rotate_tokens(current_key(), assessment_id))

@@ -28,6 +28,16 @@ class Text(fields.String):
         return text.strip()
 
 
+class FullMatch(validate.Regexp):
+    """`validate.Regexp` over the whole value: its `re.match` lets `$` match before a final newline,
+    so "client_1\n" passed a `^...$` pattern."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
+
+
 class StrictBoolean(fields.Boolean):
     """Only JSON true and false; no 'yes', 1 or "true"."""
 

@@ -14,14 +14,14 @@ report_content_schema = ReportContentSchema()
 usage_schema = UsageSchema()
 
 
-@bp.post("/assessments/<assessment_id>/generate")
-def generate(assessment_id: str):
+@bp.post("/assessments/<id:assessment_id>/generate")
+def generate(assessment_id: int):
     options = load(generate_request, json_object(optional=True))
     return service.generate(current_key(), assessment_id, options["methodology"])
 
 
-@bp.get("/assessments/<assessment_id>/reports/<persona>")
-def get_report(assessment_id: str, persona: str):
+@bp.get("/assessments/<id:assessment_id>/reports/<persona>")
+def get_report(assessment_id: int, persona: str):
     return report_content_schema.dump(service.report_content(current_key(), assessment_id, persona))
 
 

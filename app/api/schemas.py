@@ -8,7 +8,7 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 
 from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID
 from ..embed.urls import embed_url, view_url
-from .fields import StrictBoolean, Text, UtcDateTime
+from .fields import FullMatch, StrictBoolean, Text, UtcDateTime
 
 REQUIREMENT_STATUSES = ("met", "not_met", "partially_met")
 ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
@@ -31,7 +31,7 @@ class RequirementSchema(Schema):
 
 class _SubmissionBase(Schema):
     companyId = fields.String(
-        required=True, validate=validate.Regexp(COMPANY_ID_PATTERN, error="Must be 1-128 characters of "
+        required=True, validate=FullMatch(COMPANY_ID_PATTERN, error="Must be 1-128 characters of "
                                                 "A-Z a-z 0-9 _ - . : starting with a letter or digit."),
         metadata={"description": "Opaque client id chosen by the partner; never the real company name.",
                   "pattern": COMPANY_ID_PATTERN, "example": "client_1042"})

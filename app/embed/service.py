@@ -18,7 +18,6 @@ from werkzeug.security import safe_join
 from ..catalog import CATEGORIES, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
 from ..extensions import db
 from ..models import Assessment, Report
-from ..record_cache import record_changed
 
 log = logging.getLogger(__name__)
 
@@ -168,12 +167,11 @@ def frame_ancestors(assessment: Assessment | None) -> str:
 
 def count_view(report: Report) -> None:
     """Add one view to a report in one atomic UPDATE; a failure costs the count, never the page."""
-    report_id, assessment_id = report.id, report.assessment_id
+    report_id = report.id
     try:
         db.session.execute(
             update(Report).where(Report.id == report_id).values(view_count=Report.view_count + 1)
             .execution_options(synchronize_session=False))
-        record_changed(assessment_id)  # the record shows viewCount
         db.session.commit()
     except SQLAlchemyError:
         log.warning("could not count a view of report %s", report_id, exc_info=True)

@@ -5,18 +5,16 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import timedelta
 
 from flask import current_app
-from sqlalchemy import bindparam, insert, or_, select, update
+from sqlalchemy import bindparam, func, insert, not_, select, update
 
-from ..assessments import assessment_record, get_assessment, new_token, parse_id
+from ..assessments import assessment_record, get_assessment, new_token, running_claim
 from ..catalog import PERSONAS
 from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
-from ..models import Assessment, Report, Requirement, iso_utc, utcnow
-from ..record_cache import record_changed
+from ..models import Assessment, Partner, Report, Requirement, iso_utc, utcnow
 from ..webhooks.outbox import notify_sender, queue_generation_event
 from .billing import record_usage
 from .content import stored_content
@@ -35,25 +33,44 @@ class PersonaResult:
     error: str | None
 
 
-def claim(assessment_id: int, previous: str) -> str:
-    """Move the assessment to `generating` atomically; 409 while another run holds a fresh claim.
+# What a partner over its generation cap is told to wait; a template run takes well under a second,
+# an LLM run tens of seconds.
+BUSY_RETRY_AFTER_SECONDS = 10
 
-    Returns the status to put back if the run crashes before storing: `previous`, or `submitted`
-    when taking over a stale claim.
+
+def claim(key: AuthenticatedKey, assessment_id: int, previous: str) -> str:
+    """Move the assessment to `generating` atomically, within the partner's cap of concurrent runs.
+
+    409 while another run holds a fresh claim on this assessment; 429 `generation_busy` while the
+    partner already runs GENERATION_MAX_CONCURRENT_PER_PARTNER generations, so one partner cannot
+    hold every serving thread. Returns the status to put back if the run crashes before storing:
+    `previous`, or `submitted` when taking over a stale claim.
     """
+    config = current_app.config
+    running = running_claim(config)
+    # Claims of one partner queue on its row (Postgres; SQLite serialises every write anyway), so
+    # two claims at once cannot both see the partner under its cap.
+    db.session.execute(select(Partner.id).where(Partner.id == key.partner_id).with_for_update())
+    partner_runs = (select(func.count()).select_from(Assessment)
+                    .where(Assessment.partner_id == key.partner_id, running).scalar_subquery())
     now = utcnow()
-    stale = now - timedelta(seconds=current_app.config["GENERATION_CLAIM_TIMEOUT_SECONDS"])
     result = db.session.execute(
         update(Assessment)
-        .where(Assessment.id == assessment_id,
-               or_(Assessment.status != "generating", Assessment.generation_started_at < stale))
-        .values(status="generating", generation_started_at=now, updated_at=now))
-    if result.rowcount == 1:
-        record_changed(assessment_id)
-    db.session.commit()
+        .where(Assessment.id == assessment_id, not_(running),
+               partner_runs < config["GENERATION_MAX_CONCURRENT_PER_PARTNER"])
+        .values(status="generating", generation_started_at=now, updated_at=now)
+        .execution_options(synchronize_session=False))
     if result.rowcount != 1:
-        raise ApiError(409, "generation_in_progress",
-                       "Reports for this assessment are being generated; try again when that run ends.")
+        busy_here = db.session.scalar(select(func.count()).where(Assessment.id == assessment_id, running))
+        db.session.rollback()
+        if busy_here:
+            raise ApiError(409, "generation_in_progress",
+                           "Reports for this assessment are being generated; try again when that run ends.")
+        raise ApiError(429, "generation_busy",
+                       f"Your account already runs {config['GENERATION_MAX_CONCURRENT_PER_PARTNER']} generations at"
+                       " once, the most allowed; try again when one of them ends.",
+                       headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
+    db.session.commit()
     return "submitted" if previous == "generating" else previous
 
 
@@ -96,7 +113,7 @@ def _report_statements():
 _REPORT_COMPLETED, _REPORT_FAILED = _report_statements()
 
 
-def store_run(key: AuthenticatedKey, raw_id: str, methodology: str, engine_name: str,
+def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engine_name: str,
               results: list[PersonaResult]) -> dict:
     """Store all 25 reports and the new state in one transaction; tokens survive regeneration.
 
@@ -104,7 +121,6 @@ def store_run(key: AuthenticatedKey, raw_id: str, methodology: str, engine_name:
     and the response describe the same state). Core statements, not the ORM's unit of work:
     the flush of 25 objects was the slowest part of the run after the LLM calls.
     """
-    assessment_id = parse_id(raw_id)
     now = utcnow()
     generated_at = iso_utc(now)
     existing = dict(db.session.execute(select(Report.persona, Report.id)
@@ -140,33 +156,30 @@ def store_run(key: AuthenticatedKey, raw_id: str, methodology: str, engine_name:
     db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(
         status="completed" if succeeded else "failed", methodology=methodology, generated_at=now,
         generation_started_at=None))
-    record = assessment_record(key, raw_id)
+    record = assessment_record(key, assessment_id)
     record_usage(record, key, succeeded)
     first_error = next((r.error for r in results if r.error), None)
     queue_generation_event(record, key.id, len(results) - succeeded, first_error)
-    record_changed(assessment_id)
     db.session.commit()
     notify_sender()
     return record
 
 
-def generate(key: AuthenticatedKey, raw_id: str, methodology: str) -> dict:
+def generate(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
     """Run generation for the partner's assessment and return the result GenerationResultSchema documents."""
-    assessment_id = parse_id(raw_id)
     previous = db.session.scalar(select(Assessment.status).where(Assessment.id == assessment_id,
                                                                  Assessment.partner_id == key.partner_id))
     if previous is None:
         raise not_found("No assessment with that id.")
-    previous_status = claim(assessment_id, previous)
+    previous_status = claim(key, assessment_id, previous)
     try:
         engine = current_app.extensions["report_engine"]
         results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(assessment_id), methodology)
-        record = store_run(key, raw_id, methodology, engine.name, results)
+        record = store_run(key, assessment_id, methodology, engine.name, results)
     except BaseException:
         db.session.rollback()
         db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
                            .values(status=previous_status, generation_started_at=None))
-        record_changed(assessment_id)
         db.session.commit()
         raise
     return generation_result(record)
@@ -181,9 +194,9 @@ def generation_result(record: dict) -> dict:
             "embedUrl": record["embedUrl"], "reports": reports, "generatedAt": record["generatedAt"]}
 
 
-def report_content(key: AuthenticatedKey, raw_id: str, persona: str) -> dict:
+def report_content(key: AuthenticatedKey, assessment_id: int, persona: str) -> dict:
     """One report's stored content; 404 when the persona has none."""
-    assessment = get_assessment(key, raw_id, full=False)
+    assessment = get_assessment(key, assessment_id, full=False)
     report = db.session.scalar(select(Report).where(Report.assessment_id == assessment.id, Report.persona == persona))
     if report is None or report.content is None:
         raise not_found("No report for that persona.")

@@ -6,13 +6,12 @@ import hmac
 from dataclasses import dataclass
 from datetime import timedelta
 
-from flask import current_app, g, request
-from sqlalchemy import select, update
+from flask import g, request
+from sqlalchemy import bindparam, select, update
 
 from ..errors import ApiError
 from ..extensions import db
 from ..models import ApiKey, utcnow
-from .cache import KeyCache
 from .service import KEY_PATTERN, hash_api_key, normalize_framework
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -40,6 +39,12 @@ def _bearer_token() -> str | None:
     return token.strip() or None
 
 
+# Built once, as plain columns: the ORM object and its identity map cost more than the lookup.
+_KEY_QUERY = select(*(ApiKey.__table__.c[name] for name in (
+    "id", "partner_id", "key_hash", "last4", "rate_limit", "frameworks", "last_used_at", "revoked_at"))
+).where(ApiKey.__table__.c.key_hash == bindparam("digest"))
+
+
 def authenticate_request() -> AuthenticatedKey | None:
     """The request's valid, unrevoked key, or None. Memoised per request; raises only when the database fails."""
     if "api_key" in g:
@@ -49,13 +54,9 @@ def authenticate_request() -> AuthenticatedKey | None:
         g.api_key = None
         return None
     digest = hash_api_key(token)
-    cache: KeyCache = current_app.extensions["key_cache"]
-    cached = cache.get(digest)
-    if cached is not None:
-        g.api_key = cached
-        return cached
-    # A database error propagates (503), so an outage is never mistaken for a bad key.
-    key = db.session.scalar(select(ApiKey).where(ApiKey.key_hash == digest))
+    # One indexed query per request, no cache: a revoked or changed key applies to the very next
+    # request in every process. A database error propagates (503), so an outage is never mistaken for a bad key.
+    key = db.session.execute(_KEY_QUERY, {"digest": digest}).first()
     if key is None or key.revoked_at is not None or not hmac.compare_digest(key.key_hash, digest):
         g.api_key = None
         return None
@@ -68,8 +69,7 @@ def authenticate_request() -> AuthenticatedKey | None:
         db.session.commit()
     g.api_key = AuthenticatedKey(
         id=key.id, partner_id=key.partner_id, rate_limit=key.rate_limit,
-        frameworks=frozenset(normalize_framework(f) for f in key.frameworks or []), masked=key.masked)
-    cache.put(digest, g.api_key)
+        frameworks=frozenset(normalize_framework(f) for f in key.frameworks or []), masked=f"crs_…{key.last4}")
     return g.api_key
 
 

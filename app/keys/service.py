@@ -11,7 +11,6 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models import ApiKey, Partner, iso_utc, utcnow
-from .cache import forget_cached_key
 from .crypto import encrypt_secret
 
 KEY_PREFIX = "crs_"
@@ -121,7 +120,6 @@ def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | No
         key.embed_origins = [normalize_origin(o) for o in embed_origins]
     if name is not None:
         key.name = name.strip() or None
-    forget_cached_key(key.id)
     return key
 
 
@@ -129,7 +127,6 @@ def revoke_api_key(key: ApiKey) -> None:
     """Refuse the key from now on; it stays listed with its revocation time."""
     if key.revoked_at is None:
         key.revoked_at = utcnow()
-    forget_cached_key(key.id)
 
 
 def rotate_webhook_secret(key: ApiKey) -> str:

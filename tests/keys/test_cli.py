@@ -119,14 +119,18 @@ def test_ensure_demo_prints_once_with_working_curl(runner, client):
     assert second.exit_code == 0 and second.output == ""
 
 
-def test_revocation_reaches_other_processes_within_the_cache_ttl(app_factory, make_key, runner, monkeypatch):
-    import time as time_module
-
-    issued = make_key()
-    other_process = app_factory(API_KEY_CACHE_SECONDS=10.0).test_client()
+def test_key_changes_apply_to_the_next_request_of_another_app(app_factory, make_key, runner):
+    """Another app on the same database (as another serving process) keeps no copy of the key."""
+    issued = make_key(rate_limit=500)
+    other_process = app_factory().test_client()
     headers = {"Authorization": f"Bearer {issued.api_key}"}
     assert other_process.get("/api/v1/personas", headers=headers).status_code == 200
+
+    assert runner.invoke(args=["keys", "update", str(issued.key.id), "--framework", "SOC 2", "--tier", "trial"]
+                         ).exit_code == 0
+    refused = other_process.post("/api/v1/assessments", json=submission(), headers=headers)
+    assert refused.status_code == 403 and refused.get_json()["code"] == "framework_not_allowed"
+    assert refused.headers["X-RateLimit-Limit"] == "10"  # the trial tier's limit, from this request on
+
     assert runner.invoke(args=["keys", "revoke", str(issued.key.id)]).exit_code == 0
-    real = time_module.monotonic
-    monkeypatch.setattr(time_module, "monotonic", lambda: real() + 11)
     assert other_process.get("/api/v1/personas", headers=headers).status_code == 401

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import socket
 import subprocess
 import sys
@@ -37,10 +38,19 @@ def flask_cli(env: dict, *args: str) -> str:
                           capture_output=True, text=True).stdout
 
 
+def serve_command(port: int, threads: int) -> list[str]:
+    """The waitress command line of `make serve` (and `make run`), as make expands it."""
+    out = subprocess.run(["make", "--no-print-directory", "-n", "serve", "HOST=127.0.0.1", f"PORT={port}",
+                          f"WAITRESS_THREADS={threads}", f"BIN={BIN}"], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout
+    [line] = [line for line in out.splitlines() if line.startswith("exec ")]
+    return shlex.split(line)[1:]
+
+
 def start_service(env: dict, port: int, threads: int = 16) -> subprocess.Popen:
-    """`waitress-serve wsgi:app` on `port`; returns once /healthz answers 200."""
-    process = subprocess.Popen([BIN / "waitress-serve", f"--listen=127.0.0.1:{port}", f"--threads={threads}",
-                                "wsgi:app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    """The service as `make serve` runs it, on `port`; returns once /healthz answers 200."""
+    process = subprocess.Popen(serve_command(port, threads), cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
 
     def healthy():
         try:
