@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+import traceback
 
 from flask import Flask, Response, jsonify, render_template, request
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from .extensions import db
@@ -107,7 +108,14 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def handle_unexpected(error: Exception):
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        if isinstance(error, DBAPIError):
+            # The database's own message quotes the values it refused (Postgres: "Key (view_token)=(...)
+            # already exists"): log where it failed and the SQLSTATE, never the message.
+            log.error("unhandled database error on %s %s: %s, %s (SQLSTATE %s)\n%s", request.method, request.path,
+                      type(error).__name__, type(error.orig).__name__, getattr(error.orig, "sqlstate", None) or "unknown",
+                      "".join(traceback.format_tb(error.__traceback__)).rstrip())
+        else:
+            log.exception("unhandled error on %s %s", request.method, request.path)
         try:
             db.session.rollback()
         except Exception:  # noqa: BLE001 - the rollback itself may fail when the database is gone

@@ -17,6 +17,8 @@ from tests.support.live import LiveServer
 @pytest.mark.slow
 def test_200_submissions_from_16_clients_with_12_generations(app, make_key, db):
     auth = {"Authorization": f"Bearer {make_key(rate_limit=100_000).api_key}"}
+    # Six partners with two generations each: a partner may run two at once.
+    generating = [{"Authorization": f"Bearer {make_key(f'partner_{n}', rate_limit=100).api_key}"} for n in range(6)]
     with LiveServer(app, threads=32) as live:
         session_local = threading.local()
 
@@ -25,21 +27,22 @@ def test_200_submissions_from_16_clients_with_12_generations(app, make_key, db):
                 session_local.s = requests.Session()
             return session_local.s
 
-        to_generate = [session().post(f"{live.url}/api/v1/assessments", json=submission(companyId=f"gen_{i}"),
-                                      headers=auth, timeout=30).json()["id"] for i in range(12)]
+        to_generate = [(session().post(f"{live.url}/api/v1/assessments", json=submission(companyId=f"gen_{i}"),
+                                       headers=generating[i % 6], timeout=30).json()["id"], generating[i % 6])
+                       for i in range(12)]
 
         def submit(i: int):
             response = session().post(f"{live.url}/api/v1/assessments", json=submission(companyId=f"load_{i}"),
                                       headers=auth, timeout=60)
             return response.status_code, response.json().get("id")
 
-        def generate(assessment_id: int):
-            response = requests.post(f"{live.url}/api/v1/assessments/{assessment_id}/generate", headers=auth,
+        def generate(assessment_id: int, headers: dict):
+            response = requests.post(f"{live.url}/api/v1/assessments/{assessment_id}/generate", headers=headers,
                                      timeout=120)
             return response.status_code, response.json()
 
         with ThreadPoolExecutor(16) as clients, ThreadPoolExecutor(12) as generators:
-            generations = [generators.submit(generate, i) for i in to_generate]
+            generations = [generators.submit(generate, *job) for job in to_generate]
             submissions = list(clients.map(submit, range(200)))
             generated = [f.result() for f in generations]
     assert [status for status, _ in submissions] == [201] * 200

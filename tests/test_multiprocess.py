@@ -133,17 +133,18 @@ def test_a_key_change_applies_to_the_next_request_in_every_process(two_processes
     with app.app_context():
         issued = issue_api_key("acme", rate_limit=10_000)
         db.session.commit()
+        key_id = str(issued.key.id)
     auth = {"Authorization": f"Bearer {issued.api_key}"}
     env = {**os.environ, "DATABASE_URL": POSTGRES_URL, "SECRET_KEY": "test-secret-key"}
     for base in (first, second):  # each process has seen the key
         assert requests.get(f"{base}/api/v1/personas", headers=auth, timeout=10).headers["X-RateLimit-Limit"] == "10000"
 
-    flask_cli(env, "keys", "update", str(issued.key.id), "--framework", "SOC 2", "--rate-limit", "5000")
+    flask_cli(env, "keys", "update", key_id, "--framework", "SOC 2", "--rate-limit", "5000")
     for base in (first, second):
         limited = requests.post(f"{base}/api/v1/assessments", json=submission(), headers=auth, timeout=10)
         assert limited.status_code == 403 and limited.json()["code"] == "framework_not_allowed"
         assert limited.headers["X-RateLimit-Limit"] == "5000"
 
-    flask_cli(env, "keys", "revoke", str(issued.key.id))
+    flask_cli(env, "keys", "revoke", key_id)
     for base in (first, second):
         assert requests.get(f"{base}/api/v1/personas", headers=auth, timeout=10).status_code == 401

@@ -176,5 +176,5 @@ def test_fast_record_equals_the_schema_dump(app, client, auth, make_key):
         fast = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()
         with app.test_request_context(headers=auth):
             key = authenticate_request()
-            slow = AssessmentSchema().dump(get_assessment(key, str(record["id"])))
+            slow = AssessmentSchema().dump(get_assessment(key, record["id"]))
         assert fast == slow

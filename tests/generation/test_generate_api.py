@@ -209,5 +209,5 @@ def test_generate_response_equals_the_schema_dump(openai_app, fake_openai, make_
         response = generate(client, auth, record["id"])
         assert response.status_code == 200 and response.get_json()["failedReports"] == 1
         with app.test_request_context(headers=auth):
-            slow = GenerationResultSchema().dump(get_assessment(authenticate_request(), str(record["id"])))
+            slow = GenerationResultSchema().dump(get_assessment(authenticate_request(), record["id"]))
         assert response.get_json() == slow
