@@ -85,7 +85,8 @@ OPERATIONS: list[tuple[str, str, dict]] = [
         "summary": "Queue a new round of attempts under the same delivery id", "operationId": "redeliverWebhook",
         "parameters": [{"name": "delivery_id", "in": "path", "required": True, "schema": {"type": "string"}}],
         "responses": {**_ok("Queued.", "Delivery", "202"), **AUTH_ERRORS,
-                      "404": _error("Unknown delivery, or another partner's.")}}),
+                      "404": _error("Unknown delivery, or another partner's."),
+                      "409": _error("A round of attempts is still queued or in progress (redelivery_pending).")}}),
     ("/api/v1/personas", "get", {
         "summary": "The 25 personas", "operationId": "listPersonas",
         "responses": {**_ok("The catalogue.", "PersonaList"), **AUTH_ERRORS}}),

@@ -25,4 +25,5 @@ def list_deliveries():
 
 @bp.post("/webhook-deliveries/<delivery_id>/redeliver")
 def redeliver(delivery_id: str):
+    """202 with a new round queued; 409 `redelivery_pending` while the current round is not over."""
     return delivery_schema.dump(service.redeliver(current_key().partner_id, delivery_id)), 202

@@ -1,4 +1,4 @@
-"""Webhooks: URL safety, the outbox, signing and the sender thread."""
+"""Webhooks: URL safety, the outbox, signing and the sender (a dispatcher thread and a worker pool)."""
 
 from __future__ import annotations
 

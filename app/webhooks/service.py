@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from ..errors import not_found
+from ..errors import ApiError, not_found
 from ..extensions import db
 from ..models import WebhookDelivery, utcnow
 from ..pagination import paginate
@@ -23,15 +23,23 @@ def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_
 
 
 def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery:
-    """Queue a new round of attempts under the same delivery id."""
+    """Queue a new round of attempts under the same delivery id, unless a round is still queued or running."""
     delivery = db.session.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
                                                                WebhookDelivery.partner_id == partner_id))
     if delivery is None:
         raise not_found("No webhook delivery with that id.")
-    delivery.status = "pending"
-    delivery.round_attempts = 0
-    delivery.next_attempt_at = utcnow()
-    delivery.claimed_until = None
+    # One round at a time, decided by a conditional UPDATE: two redeliveries racing, or one racing the
+    # sender, cannot both start a round, and a pending round is never reset (which would let a
+    # partner keep attempts against a hanging endpoint going without end).
+    started = db.session.execute(
+        update(WebhookDelivery)
+        .where(WebhookDelivery.pk == delivery.pk, WebhookDelivery.status.in_(("succeeded", "failed")))
+        .values(status="pending", round_attempts=0, next_attempt_at=utcnow(), claimed_until=None))
     db.session.commit()
+    if started.rowcount != 1:
+        raise ApiError(409, "redelivery_pending",
+                       "This delivery still has a round of attempts queued or in progress; "
+                       "redeliver it once its status is succeeded or failed.")
     notify_sender()
+    db.session.refresh(delivery)
     return delivery

@@ -10,27 +10,7 @@ import time
 
 from standardwebhooks.webhooks import Webhook
 
-from tests.factories import submission
-from tests.webhooks.conftest import wait_until
-
-
-def run(client, auth, **overrides) -> dict:
-    record = client.post("/api/v1/assessments", json=submission(**overrides), headers=auth).get_json()
-    response = client.post(f"/api/v1/assessments/{record['id']}/generate", headers=auth)
-    assert response.status_code == 200
-    return response.get_json()
-
-
-def deliveries(client, auth, query: str = "") -> list[dict]:
-    return client.get(f"/api/v1/webhook-deliveries{query}", headers=auth).get_json()["items"]
-
-
-def settled(client, auth, count: int = 1):
-    """Deliveries once none is pending any more."""
-    def check():
-        items = deliveries(client, auth)
-        return items if len(items) >= count and all(d["status"] != "pending" for d in items) else None
-    return wait_until(check)
+from tests.webhooks.conftest import deliveries, run, settled, wait_until
 
 
 def verify_service_signature(request, secret: str) -> bool:
