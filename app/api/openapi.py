@@ -45,12 +45,18 @@ OPERATIONS: list[tuple[str, str, dict]] = [
         "responses": {**_ok("One page.", "AssessmentPage"), **AUTH_ERRORS,
                       "422": _error("Invalid limit or cursor.")}}),
     ("/api/v1/assessments/{assessment_id}", "get", {
-        "summary": "An assessment with its reports", "operationId": "getAssessment", "parameters": [ID_PARAM],
-        "responses": {**_ok("The assessment.", "Assessment"), **AUTH_ERRORS, **NOT_FOUND}}),
+        "summary": "An assessment with its reports", "operationId": "getAssessment",
+        "parameters": [ID_PARAM, {"name": "If-None-Match", "in": "header", "required": False,
+                                  "schema": {"type": "string"},
+                                  "description": "The ETag of an earlier answer: 304 while the record is unchanged."}],
+        "responses": {**_ok("The assessment, with its ETag.", "Assessment"), **AUTH_ERRORS, **NOT_FOUND,
+                      "304": {"description": "Unchanged since the ETag sent in If-None-Match; no body."}}}),
     ("/api/v1/assessments/{assessment_id}", "delete", {
         "summary": "Erase an assessment, its reports and tokens", "operationId": "deleteAssessment",
         "parameters": [ID_PARAM],
-        "responses": {"204": {"description": "Erased."}, **AUTH_ERRORS, **NOT_FOUND}}),
+        "responses": {"204": {"description": "Erased."}, **AUTH_ERRORS, **NOT_FOUND,
+                      "409": _error("Reports for it are being generated (generation_in_progress); delete it when"
+                                    " the run ends.")}}),
     ("/api/v1/assessments/{assessment_id}/embed-token/rotate", "post", {
         "summary": "Issue new embed and view tokens", "operationId": "rotateEmbedToken", "parameters": [ID_PARAM],
         "description": "The old tokens stop working at once.",
@@ -61,7 +67,10 @@ OPERATIONS: list[tuple[str, str, dict]] = [
         "requestBody": {"required": False, "content": {JSON: {"schema": "GenerateRequest"}}},
         "responses": {**_ok("Generation finished (status completed or failed).", "GenerationResult"),
                       **BODY_ERRORS, **AUTH_ERRORS, **NOT_FOUND,
-                      "409": _error("Generation already running for this assessment.")}}),
+                      "409": _error("Generation already running for this assessment."),
+                      "429": _error("Rate limit exceeded (rate_limited), or the partner already runs"
+                                    " GENERATION_MAX_CONCURRENT_PER_PARTNER generations (generation_busy);"
+                                    " Retry-After says when to try again.")}}),
     ("/api/v1/assessments/{assessment_id}/reports/{persona}", "get", {
         "summary": "One report's content", "operationId": "getReport",
         "parameters": [ID_PARAM, {"name": "persona", "in": "path", "required": True,
