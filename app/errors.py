@@ -111,8 +111,9 @@ def register_error_handlers(app: Flask) -> None:
         if isinstance(error, DBAPIError):
             # The database's own message quotes the values it refused (Postgres: "Key (view_token)=(...)
             # already exists"): log where it failed and the SQLSTATE, never the message.
+            sqlstate = getattr(error.orig, "sqlstate", None) or "unknown"
             log.error("unhandled database error on %s %s: %s, %s (SQLSTATE %s)\n%s", request.method, request.path,
-                      type(error).__name__, type(error.orig).__name__, getattr(error.orig, "sqlstate", None) or "unknown",
+                      type(error).__name__, type(error.orig).__name__, sqlstate,
                       "".join(traceback.format_tb(error.__traceback__)).rstrip())
         else:
             log.exception("unhandled error on %s %s", request.method, request.path)

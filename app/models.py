@@ -225,3 +225,19 @@ class User(db.Model):
     disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     partner: Mapped[Partner] = relationship()
+
+
+class PortalSession(db.Model):
+    """A signed-in portal session. The cookie carries a random token; only its SHA-256 is stored, so a
+    read of this table gives no usable session. Deleting the row ends the session at once, also for
+    any copy of the cookie (sign-out, a disabled account, a new password)."""
+
+    __tablename__ = "portal_sessions"
+    __table_args__ = NEVER_REUSED
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Renewed at most once a minute by the requests that use the session; expired rows are pruned by it.
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)

@@ -1,4 +1,15 @@
-"""Per-key hourly limits on Flask-Limiter's moving window, and per-address limits for the rest."""
+"""Per-key hourly limits on Flask-Limiter's moving window, and per-address limits for the rest.
+
+Two limiters share the storage (memory, or Redis to share budgets between processes) and differ
+only in what happens while Redis does not answer:
+
+- `rate_limiter` (per-key API budget, embed pages) fails open: requests are served unlimited, since
+  an outage of minutes costs little against a one-hour window and a paid API stays available.
+- `guard_limiter` (failed API authentication per address, portal sign-in per address and per
+  account) falls back to per-process memory (Flask-Limiter's `in_memory_fallback_enabled`), so a
+  Redis outage never opens the door to guessing keys or passwords at full speed. It checks Redis
+  again with a growing interval and moves back to it once Redis answers.
+"""
 
 from __future__ import annotations
 
@@ -11,23 +22,57 @@ from flask_limiter import Limiter, RateLimitExceeded
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .errors import html_error, json_error, wants_json
-from .keys.auth import authenticate_request
+from .keys.auth import AuthenticatedKey, authenticate_request
 
 log = logging.getLogger(__name__)
 RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit",
                 "Retry-After")
 
 
+class _Unknown:
+    """The database could not say whether the key is valid; the API answers 503 for such a request."""
+
+
+UNKNOWN = _Unknown()
+
+
+def request_key() -> AuthenticatedKey | _Unknown | None:
+    """The request's valid key, None without one, UNKNOWN when the database failed.
+
+    Never raises: an exception inside a limiter's callbacks counts as a storage failure, which
+    would switch the guard limiter to its in-memory fallback for a database outage.
+    """
+    try:
+        return authenticate_request()
+    except Exception:  # noqa: BLE001 - reported by the API's own authentication (503), not here
+        return UNKNOWN
+
+
 def api_limit_key() -> str:
-    """One window per API key; requests without a valid key share one per client address."""
-    key = authenticate_request()
-    return f"key:{key.id}" if key else f"addr:{request.remote_addr}"
+    """One window per API key (only requests with a valid key reach this limit)."""
+    key = request_key()
+    return f"key:{key.id}" if isinstance(key, AuthenticatedKey) else "key:-"
 
 
 def api_limit() -> str:
-    """The key's own hourly limit; failed authentication gets the per-address limit."""
-    key = authenticate_request()
-    return f"{key.rate_limit}/hour" if key else current_app.config["AUTH_FAILURE_RATE_LIMIT"]
+    """The key's own hourly limit. Evaluated before the exemption, so it answers for any request."""
+    key = request_key()
+    return f"{key.rate_limit}/hour" if isinstance(key, AuthenticatedKey) else "1/hour"
+
+
+def address_key() -> str:
+    """Requests without a valid key share one window per client address."""
+    return f"addr:{request.remote_addr}"
+
+
+def auth_failure_limit() -> str:
+    """AUTH_FAILURE_RATE_LIMIT, read per request so tests and config files can set it."""
+    return current_app.config["AUTH_FAILURE_RATE_LIMIT"]
+
+
+def _guard_skips_request() -> bool:
+    """API requests with a valid key (or while the database is down) never touch the guard limiter."""
+    return request.blueprint == "api" and request_key() is not None
 
 
 def embed_limit_key() -> str:
@@ -39,15 +84,22 @@ def embed_limit() -> str:
 
 
 def limiter_of(app: Flask) -> Limiter:
+    """The fail-open limiter (per-key API budget, embed pages)."""
     return app.extensions["rate_limiter"]
+
+
+def guard_limiter_of(app: Flask) -> Limiter:
+    """The limiter that falls back to memory while Redis is down (authentication throttles)."""
+    return app.extensions["guard_limiter"]
 
 
 def retry_after_seconds() -> int:
     """Whole seconds until the breached window frees a slot; at least 1."""
-    limit = limiter_of(current_app).current_limit
-    if limit is None:
-        return 1
-    return max(1, seconds_until_reset(limit))
+    for limiter in (guard_limiter_of(current_app), limiter_of(current_app)):
+        limit = limiter.current_limit
+        if limit is not None and limit.breached:
+            return max(1, seconds_until_reset(limit))
+    return 1
 
 
 def seconds_until_reset(limit) -> int:
@@ -102,14 +154,21 @@ def init_app(app: Flask) -> None:
     storage_uri = app.config["RATELIMIT_STORAGE_URI"]
     options = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5} if storage_uri.startswith("redis") else {}
     # Headers are written by _finish_headers from a single read of the window, not by the limiter.
-    limiter = Limiter(api_limit_key, strategy="moving-window", headers_enabled=False, storage_uri=storage_uri,
-                      storage_options=options, swallow_errors=True, key_prefix="crs")
+    settings = {"strategy": "moving-window", "headers_enabled": False, "storage_uri": storage_uri,
+                "storage_options": options, "swallow_errors": True, "key_prefix": "crs"}
+    limiter = Limiter(api_limit_key, **settings)
     limiter.init_app(app)
     app.extensions["rate_limiter"] = limiter
+    guard = Limiter(address_key, in_memory_fallback_enabled=True, **settings)
+    guard.request_filter(_guard_skips_request)  # cheap: decided before any limit is resolved
+    guard.init_app(app)
+    app.extensions["guard_limiter"] = guard
     from .api import bp as api_bp
     from .embed.views import bp as embed_bp
 
-    limiter.shared_limit(api_limit, scope="api")(api_bp)
+    limiter.shared_limit(api_limit, scope="api",
+                         exempt_when=lambda: not isinstance(request_key(), AuthenticatedKey))(api_bp)
+    guard.shared_limit(auth_failure_limit, scope="api-auth-failure", key_func=address_key)(api_bp)
     # Versioned assets are cached for a year by browsers; counting them would only spend the budget.
     limiter.shared_limit(embed_limit, scope="embed", key_func=embed_limit_key,
                          exempt_when=lambda: request.endpoint == "embed.static")(embed_bp)

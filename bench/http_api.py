@@ -82,8 +82,8 @@ def main() -> None:
         ratio = 1.0 if key == "bare" else read[f"{key}_ratio"]
         print(f"| {name} | {row['rps']:.0f} | {ratio:.2f} | {row['p50_ms']:.1f} ms "
               f"| {row['p99_ms']:.1f} ms | {row['errors']} |")
-    print(f"\np99 of `GET /api/v1/assessments/:id` at 16 connections: **{read['api']['p99_ms']:.0f} ms** (goal ≤ 100 ms;"
-          f" no cache: every read authenticates and builds the record from the database)\n")
+    print(f"\np99 of `GET /api/v1/assessments/:id` at 16 connections: **{read['api']['p99_ms']:.0f} ms**"
+          " (goal ≤ 100 ms; no cache: every read authenticates and builds the record from the database)\n")
     sub = bench_submissions()
     print("`POST /api/v1/assessments` (20 requirements), 16 concurrent clients, SQLite:\n")
     print("| requests/s | p50 | p99 | errors |")

@@ -148,6 +148,40 @@ def test_unreachable_redis_fails_open_with_a_warning(app_factory, make_key, capl
     assert "rate limit" in caplog.text.lower()
 
 
+def test_unreachable_redis_still_throttles_failed_authentication_in_memory(app_factory, make_key, caplog):
+    """Only the per-key budget fails open; guessing keys stays limited per address, per process."""
+    app = app_factory(RATELIMIT_STORAGE_URI="redis://127.0.0.1:1/0", AUTH_FAILURE_RATE_LIMIT="3/minute")
+    client = app.test_client()
+    valid = bearer(make_key(rate_limit=1))
+    for headers in ({"Authorization": "Bearer crs_" + "f" * 64}, {"Authorization": "Bearer nope"}, {}):
+        assert client.get("/api/v1/personas", headers=headers).status_code == 401
+    with caplog.at_level(logging.WARNING):
+        blocked = client.get("/api/v1/assessments", headers={"Authorization": "Bearer crs_" + "e" * 64})
+    assert blocked.status_code == 429 and blocked.get_json()["code"] == "rate_limited"
+    assert 1 <= int(blocked.headers["Retry-After"]) <= 60
+    assert client.get("/api/v1/personas").status_code == 429  # no key at all: the same address budget
+    # A valid key is still served, past its own hourly limit of 1, without rate-limit fields.
+    served = [client.get("/api/v1/personas", headers=valid) for _ in range(3)]
+    assert [r.status_code for r in served] == [200, 200, 200]
+    assert all("X-RateLimit-Limit" not in r.headers for r in served)
+    assert "falling back to in-memory storage" in caplog.text
+
+
+@pytest.mark.skipif(not REDIS_URL, reason="TEST_REDIS_URL is not set")
+def test_two_instances_on_redis_share_the_failed_authentication_budget(app_factory):
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    first = app_factory(RATELIMIT_STORAGE_URI=REDIS_URL, AUTH_FAILURE_RATE_LIMIT="4/minute").test_client()
+    second = app_factory(RATELIMIT_STORAGE_URI=REDIS_URL, AUTH_FAILURE_RATE_LIMIT="4/minute").test_client()
+    bad = {"Authorization": "Bearer nope"}
+    assert [(first if i % 2 else second).get("/api/v1/personas", headers=bad).status_code
+            for i in range(4)] == [401] * 4
+    assert first.get("/api/v1/personas", headers=bad).status_code == 429
+    assert second.get("/api/v1/personas", headers=bad).status_code == 429
+    redis.Redis.from_url(REDIS_URL).flushdb()
+
+
 @pytest.mark.skipif(not REDIS_URL, reason="TEST_REDIS_URL is not set")
 def test_two_instances_on_redis_share_one_budget(app_factory, make_key):
     import redis

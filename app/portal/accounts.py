@@ -13,11 +13,13 @@ from werkzeug.security import check_password_hash, generate_password_hash
 from ..extensions import db
 from ..keys.service import DEFAULT_TIER, TIER_LIMITS
 from ..models import Partner, User, utcnow
+from . import sessions
 
 TIERS = tuple(TIER_LIMITS)  # cheapest first: the order the cap is measured in
 MIN_PASSWORD_LENGTH = 12
 MAX_PASSWORD_LENGTH = 1024
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+# No control characters (NUL would even fail the query on Postgres).
+_EMAIL = re.compile(r"[^@\s\x00-\x1f\x7f]+@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]+")
 
 
 class AccountError(ValueError):
@@ -86,15 +88,17 @@ def create_user(partner_name: str, email: str, password: str) -> tuple[User, boo
 
 
 def set_password(user: User, password: str) -> None:
-    """Replace the password; the user's open sessions stop working (see `session_fingerprint`)."""
+    """Replace the password; the user's open sessions end (their rows go; the fingerprint guards too)."""
     check_password_rules(password)
     user.password_hash = hash_password(password)
+    sessions.end_all(user.id)
 
 
 def disable_user(user: User) -> None:
-    """Refuse sign-in from now on; open sessions end on their next request."""
+    """Refuse sign-in from now on; open sessions end at once, and stay ended if the user is enabled again."""
     if user.disabled_at is None:
         user.disabled_at = utcnow()
+    sessions.end_all(user.id)
 
 
 def enable_user(user: User) -> None:

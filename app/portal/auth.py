@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import hmac
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
-from flask import Flask, g, has_request_context, request, session
+from flask import Flask, has_request_context, request, session
 from flask.sessions import SecureCookieSessionInterface
 
-from ..extensions import db
 from ..models import User
+from . import sessions
 from .accounts import session_fingerprint
 
-SESSION_USER = "portal_user"
+SESSION_TOKEN = "portal_session"  # noqa: S105 - the session key holding the token (see sessions.py), not a secret
 SESSION_FINGERPRINT = "portal_auth"
+# The request's user is kept in the WSGI environ, not on `g`, which lives as long as the app context
+# and so may outlast the request (when the caller pushed the context, as tests do).
+_USER_KEY = "crs.portal_user"
 
 
 class PortalSessionInterface(SecureCookieSessionInterface):
@@ -40,40 +43,62 @@ class PortalSessionInterface(SecureCookieSessionInterface):
 
 
 def sign_in(user: User) -> None:
-    """Start a fresh session for the user; anything from before (a CSRF token included) is dropped."""
+    """Start a fresh session for the user; anything from before (a CSRF token included) is dropped.
+
+    The session's row is added to the database session; the caller commits.
+    """
     session.clear()
     session.permanent = True  # PERMANENT_SESSION_LIFETIME is the idle expiry, renewed per request
-    session[SESSION_USER] = user.id
+    session[SESSION_TOKEN] = sessions.start(user)
     session[SESSION_FINGERPRINT] = session_fingerprint(user)
-    g.portal_user = user
+    request.environ[_USER_KEY] = user
 
 
 def sign_out() -> None:
+    """End the session on the server too, so a copy of the cookie no longer signs anyone in; the caller commits."""
+    token = session.get(SESSION_TOKEN)
+    if isinstance(token, str):
+        sessions.end(token)
     session.clear()
-    g.portal_user = None
+    request.environ[_USER_KEY] = None
 
 
 def current_user() -> User | None:
-    """The signed-in, enabled user of this request, or None; a stale session is cleared."""
-    if "portal_user" in g:
-        return g.portal_user
-    g.portal_user = None
-    user_id = session.get(SESSION_USER)
-    if not isinstance(user_id, int):
+    """The signed-in, enabled user of this request, or None; a stale or ended session is cleared."""
+    if _USER_KEY in request.environ:
+        return request.environ[_USER_KEY]
+    request.environ[_USER_KEY] = None
+    token = session.get(SESSION_TOKEN)
+    if not isinstance(token, str) or not token:
         return None
-    user = db.session.get(User, user_id)
+    user = sessions.user_of(token)
     fingerprint = session.get(SESSION_FINGERPRINT)
     if (user is None or user.disabled_at is not None or not isinstance(fingerprint, str)
             or not hmac.compare_digest(fingerprint, session_fingerprint(user))):
         session.clear()
         return None
-    g.portal_user = user
+    request.environ[_USER_KEY] = user
     return user
+
+
+def _hides_control_characters(target: str, depth: int = 4) -> bool:
+    """A control character (CR, LF, NUL, ...) raw or percent-encoded up to `depth` times over."""
+    for _ in range(depth + 1):
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in target):
+            return True
+        target, before = unquote(target), target
+        if target == before:
+            return False
+    return True  # encoded deeper than any real link is: not worth the risk
 
 
 def safe_next(target: str | None, default: str) -> str:
     """Only a path inside the portal may be a post-sign-in destination (no open redirect)."""
     if not target:
+        return default
+    # CR/LF must never reach the Location header (a raw one breaks it, an encoded one is a header
+    # injection waiting for the next decoder); urlsplit silently drops them, so check before it.
+    if _hides_control_characters(target):
         return default
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not parts.path.startswith("/portal/") or "\\" in target:

@@ -79,7 +79,7 @@ def list_users(partner, as_json):
 @users_cli.command("disable")
 @click.argument("email")
 def disable(email):
-    """Refuse the user's sign-in; their open sessions end on the next request."""
+    """Refuse the user's sign-in; their open sessions end at once."""
     user = _load_user(email)
     disable_user(user)
     db.session.commit()

@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import re
+
+from flask import request
 from flask_wtf import FlaskForm
 from wtforms import EmailField, PasswordField, SelectField, StringField, TextAreaField, URLField
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
@@ -11,8 +14,12 @@ from wtforms.validators import DataRequired, Length, Optional, ValidationError
 from ..keys.service import KeyInputError, normalize_origin
 from ..webhooks.urls import WebhookUrlError, validate_webhook_url
 from .partner_keys import KeyChanges
+from .submission import SUBMIT_METHODS, submission
 
 MAX_LINES = 50
+# Control characters other than line breaks and tabs: never meant in a name, URL or email, and
+# Postgres refuses NUL in text outright (a 500 if it got that far).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def lines(text: str | None) -> list[str]:
@@ -25,23 +32,54 @@ def lines(text: str | None) -> list[str]:
     return seen
 
 
-class LoginForm(FlaskForm):
-    email = EmailField("Email", validators=[DataRequired("Enter your email address."), Length(max=254)])
+def no_control_characters(_form, field) -> None:
+    """Refuse text with control characters (line breaks and tabs are fine in the list fields)."""
+    if field.data and _CONTROL.search(field.data):
+        raise ValidationError("Remove the control characters from this field.")
+
+
+class PortalForm(FlaskForm):
+    """A form that reads the request's fields from `submission`: a form body or a JSON object, text only.
+
+    Flask-WTF's own reading hands uploaded files and JSON numbers, lists or nulls to the fields,
+    which then fail with a 500; here such a body is a 400 before any field sees it.
+    """
+
+    def __init__(self, *args, **kwargs):
+        if not args and "formdata" not in kwargs:
+            kwargs["formdata"] = self.submitted_fields()
+        super().__init__(*args, **kwargs)
+
+    @staticmethod
+    def submitted_fields():
+        """The fields to validate, or None when nothing was submitted (a GET), as Flask-WTF does."""
+        if request.method not in SUBMIT_METHODS:
+            return None
+        submitted = submission()
+        if submitted.error is not None:
+            raise submitted.error
+        return submitted.fields or None
+
+
+class LoginForm(PortalForm):
+    email = EmailField("Email", validators=[DataRequired("Enter your email address."), Length(max=254),
+                                            no_control_characters])
     password = PasswordField("Password", validators=[DataRequired("Enter your password."), Length(max=1024)])
 
 
-class KeyForm(FlaskForm):
+class KeyForm(PortalForm):
     """Create a key, or change one's settings (the same fields)."""
 
-    name = StringField("Name", validators=[DataRequired("Give the key a name."), Length(max=200)],
+    name = StringField("Name", validators=[DataRequired("Give the key a name."), Length(max=200),
+                                               no_control_characters],
                        description="For you only, e.g. “Production” or “Staging”.")
     tier = SelectField("Tier", validators=[DataRequired("Choose a tier.")], validate_choice=True,
                        description="Sets the key’s hourly request limit.")
-    frameworks = TextAreaField("Allowed frameworks", validators=[Optional(), Length(max=4000)],
+    frameworks = TextAreaField("Allowed frameworks", validators=[Optional(), Length(max=4000), no_control_characters],
                                description="One per line, e.g. ISO 27001. Leave empty to allow every framework.")
-    webhook_url = URLField("Webhook URL", validators=[Optional(), Length(max=2048)],
+    webhook_url = URLField("Webhook URL", validators=[Optional(), Length(max=2048), no_control_characters],
                            description="Where we send the assessment.reports.completed and .failed events.")
-    embed_origins = TextAreaField("Embed origins", validators=[Optional(), Length(max=4000)],
+    embed_origins = TextAreaField("Embed origins", validators=[Optional(), Length(max=4000), no_control_characters],
                                   description="Sites that may frame the report pages, one per line, "
                                               "e.g. https://portal.example.com. Leave empty to allow any site.")
 
@@ -59,6 +97,8 @@ class KeyForm(FlaskForm):
                 # The operator's hint (WEBHOOK_ALLOW_PRIVATE_NETWORKS) after the semicolon is not for partners.
                 message = str(error).split(";", 1)[0]
                 raise ValidationError(message[:1].upper() + message[1:] + ".") from None
+            except ValueError:  # what urlsplit or the resolver make of e.g. "http://[::1" or a 300-character label
+                raise ValidationError("This is not a valid URL.") from None
 
     def validate_embed_origins(self, field):
         origins = lines(field.data)

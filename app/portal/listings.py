@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,6 +20,9 @@ ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
 DELIVERY_STATUSES = ("pending", "succeeded", "failed")
 PAGE_SIZE = 20
 DELIVERIES_PER_PAGE = 20
+# What a delivery id can be (`dlv_` + hex, at most the column's 40 characters); anything else is
+# answered 404 without a query (Postgres refuses NUL in a query outright: a 500 otherwise).
+DELIVERY_ID = re.compile(r"[A-Za-z0-9_\-]{1,40}")
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,20 @@ def deliveries_page(partner_id: int, status: str | None, cursor: str | None
     return items, next_cursor, keys
 
 
+class RedeliveryPending(Exception):
+    """The delivery still has a round of attempts queued or running; a second one is refused."""
+
+
 def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery | None:
-    """Queue another round of attempts; None when the partner has no delivery with that id."""
+    """Queue another round of attempts; None when the partner has no delivery with that id.
+
+    Raises RedeliveryPending while a round is still pending (the API answers that 409).
+    """
     try:
         return webhooks.redeliver(partner_id, delivery_id)
     except ApiError as error:
         if error.status == 404:
             return None
+        if error.status == 409:
+            raise RedeliveryPending(delivery_id) from None
         raise

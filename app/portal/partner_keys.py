@@ -39,6 +39,17 @@ def partner_keys(partner_id: int) -> list[ApiKey]:
         .order_by(ApiKey.revoked_at.is_not(None), ApiKey.id.desc())))
 
 
+def parse_key_id(raw: str) -> int | None:
+    """A key id from a URL: ASCII digits within the database's range, else None.
+
+    Werkzeug's `int` converter also takes other scripts' digits ("١" is 1), so one key would have
+    many URLs; and an id beyond 2^63 - 1 would overflow the query.
+    """
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 19):
+        return None
+    return int(raw) if 1 <= int(raw) <= MAX_ID else None
+
+
 def partner_key(partner_id: int, key_id: int) -> ApiKey | None:
     """The partner's key with this id; None for another partner's key or no key at all."""
     if not 1 <= key_id <= MAX_ID:

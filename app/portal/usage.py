@@ -17,7 +17,10 @@ from ..extensions import db
 from ..generation.billing import usage_summary
 from ..models import ApiKey, UsageRecord, utcnow
 
-_MONTH = re.compile(r"(\d{4})-(\d{2})")
+# ASCII digits only: \d would also take "٢٠٢٦", which int() reads as 2026.
+_MONTH = re.compile(r"([0-9]{4})-(0[1-9]|1[0-2])")
+FIRST_YEAR = 2000  # nothing was billed before; earlier months are not pages
+LAST_MONTH = date(9999, 11, 1)  # the last month whose end (the next month's first day) a date can hold
 
 
 @dataclass(frozen=True)
@@ -52,12 +55,18 @@ def current_month() -> date:
     return utcnow().date().replace(day=1)
 
 
+def looks_like_month(text: str | None) -> bool:
+    """`YYYY-MM` with a month from 01 to 12, whether or not the service has pages for that year."""
+    return _MONTH.fullmatch(text or "") is not None
+
+
 def parse_month(text: str | None) -> date | None:
-    """`2026-11` -> date(2026, 11, 1); None for anything else."""
+    """`2026-11` -> date(2026, 11, 1); None for anything else, and for months outside 2000 to 9999-11."""
     match = _MONTH.fullmatch(text or "")
-    if not match or not 1 <= int(match.group(2)) <= 12 or int(match.group(1)) < 2000:
+    if not match or int(match.group(1)) < FIRST_YEAR:  # year 0 is not even a date
         return None
-    return date(int(match.group(1)), int(match.group(2)), 1)
+    month = date(int(match.group(1)), int(match.group(2)), 1)
+    return month if month <= LAST_MONTH else None
 
 
 def _bounds(month: date) -> tuple[datetime, datetime]:

@@ -31,8 +31,9 @@ def _partner() -> Partner:
     return current_user().partner
 
 
-def _key_or_404(key_id: int) -> ApiKey:
-    key = partner_keys.partner_key(_partner().id, key_id)
+def _key_or_404(raw_id: str) -> ApiKey:
+    key_id = partner_keys.parse_key_id(raw_id)
+    key = partner_keys.partner_key(_partner().id, key_id) if key_id is not None else None
     if key is None:
         abort(404)
     return key
@@ -61,8 +62,8 @@ def login():
     if form.validate_on_submit():
         user = authenticate(form.email.data, form.password.data)
         if user is not None:
-            db.session.commit()
             sign_in(user)
+            db.session.commit()  # last_login_at and the session's row
             return redirect(destination)
         failed = True
     return render_template("portal/login.html", form=form, failed=failed)
@@ -70,7 +71,9 @@ def login():
 
 @bp.post("/logout")
 def logout():
+    """End the session, on the server too: a copy of the cookie stops working as well."""
     sign_out()
+    db.session.commit()
     flash("You are signed out.")
     return redirect(url_for("portal.login"))
 
@@ -102,8 +105,8 @@ def new_key():
     return render_template("portal/key_form.html", form=form, partner=partner, key=None)
 
 
-@bp.route("/keys/<int:key_id>/edit", methods=["GET", "POST"])
-def edit_key(key_id: int):
+@bp.route("/keys/<key_id>/edit", methods=["GET", "POST"])
+def edit_key(key_id: str):
     partner = _partner()
     key = _key_or_404(key_id)
     if key.revoked_at is not None:
@@ -122,8 +125,8 @@ def edit_key(key_id: int):
     return render_template("portal/key_form.html", form=form, partner=partner, key=key)
 
 
-@bp.route("/keys/<int:key_id>/revoke", methods=["GET", "POST"])
-def revoke_key(key_id: int):
+@bp.route("/keys/<key_id>/revoke", methods=["GET", "POST"])
+def revoke_key(key_id: str):
     """GET asks for confirmation; POST revokes."""
     key = _key_or_404(key_id)
     if request.method == "POST" and key.revoked_at is None:
@@ -134,8 +137,8 @@ def revoke_key(key_id: int):
     return render_template("portal/confirm.html", key=key, action="revoke")
 
 
-@bp.route("/keys/<int:key_id>/rotate-secret", methods=["GET", "POST"])
-def rotate_secret(key_id: int):
+@bp.route("/keys/<key_id>/rotate-secret", methods=["GET", "POST"])
+def rotate_secret(key_id: str):
     """GET asks for confirmation; POST issues the new secret and shows it once."""
     key = _key_or_404(key_id)
     if key.revoked_at is not None:
@@ -148,7 +151,8 @@ def rotate_secret(key_id: int):
 
 def _page_number() -> int:
     raw = request.args.get("page", "1")
-    return int(raw) if raw.isdigit() and len(raw) < 10 else 1
+    # isascii: "²".isdigit() is true, but int("²") raises.
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else 1
 
 
 @bp.get("/assessments")
@@ -165,7 +169,10 @@ def assessments():
 @bp.get("/usage")
 def usage_page():
     partner = _partner()
-    month = usage.parse_month(request.args.get("month")) or usage.current_month()
+    raw = request.args.get("month")
+    month = usage.parse_month(raw) if raw else usage.current_month()
+    if month is None:  # a month the service has no page for (e.g. 9999-12) is 404; anything else 400
+        abort(404 if usage.looks_like_month(raw) else 400)
     return render_template("portal/usage.html", selected=usage.month_usage(partner.id, month),
                            months=usage.monthly_totals(partner.id), all_time=usage.all_time(partner.id),
                            current=usage.current_month())
@@ -186,7 +193,15 @@ def webhooks():
 
 @bp.post("/webhooks/<delivery_id>/redeliver")
 def redeliver(delivery_id: str):
-    delivery = listings.redeliver(_partner().id, delivery_id[:40])
+    """Queue another round of attempts, unless one is still pending (then say so; nothing changes)."""
+    if not listings.DELIVERY_ID.fullmatch(delivery_id):
+        abort(404)
+    try:
+        delivery = listings.redeliver(_partner().id, delivery_id)
+    except listings.RedeliveryPending:
+        flash(f"Delivery {delivery_id} still has a round of attempts queued or in progress; "
+              "redeliver it once it has succeeded or failed.")
+        return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery_id}"))
     if delivery is None:
         abort(404)
     flash(f"Delivery {delivery.id} is queued for another round of attempts.")

@@ -14,9 +14,11 @@ from flask_wtf.csrf import CSRFError
 from ..embed.service import asset_version
 from ..embed.views import embed_asset
 from ..models import iso_utc
-from ..ratelimit import RATE_HEADERS, retry_after_seconds
+from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
+from .accounts import AccountError, normalize_email
 from .auth import current_user
 from .forms import LoginForm
+from .submission import submitted_field
 from .views import bp
 
 ONE_YEAR = 365 * 24 * 3600
@@ -121,7 +123,9 @@ def too_many_sign_ins(_error):
     """The sign-in form again, with how long to wait."""
     wait = retry_after_seconds()
     minutes = max(1, -(-wait // 60))
-    html = render_template("portal/login.html", form=LoginForm(), failed=False, wait_minutes=minutes)
+    # Not LoginForm(): that would read the body again, and a body it refuses would raise in here (a 500).
+    form = LoginForm(formdata=None, data={"email": submitted_field("email") or ""})
+    html = render_template("portal/login.html", form=form, failed=False, wait_minutes=minutes)
     return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
 
 
@@ -130,16 +134,25 @@ def _address_key() -> str:
 
 
 def _account_key() -> str:
-    email = (request.form.get("email") or "").strip().lower()[:254]
-    return f"portal-login-account:{email or '-'}"
+    """The account the sign-in form will check, read from the same fields (form or JSON body) it reads.
+
+    Attempts without an email that could be an account's (none, malformed, not a string) share one
+    bucket: they never check a password. A body refused for another field still counts for its email.
+    """
+    try:
+        email = normalize_email(submitted_field("email") or "")
+    except AccountError:
+        email = "-"
+    return f"portal-login-account:{email}"
 
 
 def limit_sign_in(app: Flask) -> None:
-    """Throttle sign-in POSTs per client address and per submitted email, on the app's Flask-Limiter.
+    """Throttle sign-in POSTs per client address and per submitted email, on the guard limiter.
 
-    Called once the limiter exists; it wraps the registered view, as `@limiter.limit` would.
+    That limiter keeps counting in memory while Redis is down. Called once it exists; it wraps the
+    registered view, as `@limiter.limit` would.
     """
-    limiter = app.extensions["rate_limiter"]
+    limiter = guard_limiter_of(app)
     view = app.view_functions["portal.login"]
     view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ACCOUNT"], key_func=_account_key,
                          methods=["POST"], scope="portal-login-account")(view)

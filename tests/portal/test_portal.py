@@ -377,7 +377,7 @@ def test_usage_by_month_and_key(app, signed_in, make_key):
     march = text(signed_in.get(f"/portal/usage?month={now.year - 1}-03"))
     by_key = march.split("By key")[1].split("</table>")[0]
     assert f", March {now.year - 1}" in by_key and "Staging" in by_key and "Production" not in by_key
-    assert signed_in.get("/portal/usage?month=2026-13").status_code == 200  # nonsense falls back to this month
+    assert signed_in.get("/portal/usage?month=2026-13").status_code == 400  # not a month (see test_portal_input)
 
 
 def test_webhook_deliveries_and_redeliver(app, signed_in, make_key):

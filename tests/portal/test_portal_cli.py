@@ -94,6 +94,15 @@ def test_disable_refuses_sign_in_and_ends_open_sessions(runner, app, client):
     assert users(runner, "disable", "nobody@acme.example").exit_code != 0
 
 
+def test_a_session_ended_by_disabling_stays_ended_when_the_user_is_enabled_again(runner, app, client):
+    make_user(app)
+    assert sign_in(client).status_code == 302
+    assert users(runner, "disable", "ann@acme.example").exit_code == 0
+    assert users(runner, "enable", "ann@acme.example").exit_code == 0  # before the session made any request
+    assert client.get("/portal/keys").headers["Location"].startswith("/portal/login")
+    assert sign_in(client).status_code == 302  # signing in again works
+
+
 def test_set_password_ends_the_other_sessions(runner, app, client):
     make_user(app)
     sign_in(client)
