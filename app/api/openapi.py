@@ -45,10 +45,8 @@ OPERATIONS: list[tuple[str, str, dict]] = [
         "responses": {**_ok("One page.", "AssessmentPage"), **AUTH_ERRORS,
                       "422": _error("Invalid limit or cursor.")}}),
     ("/api/v1/assessments/{assessment_id}", "get", {
-        "summary": "An assessment with its reports", "operationId": "getAssessment",
-        "parameters": [ID_PARAM, {"name": "If-None-Match", "in": "header", "required": False,
-                                  "schema": {"type": "string"},
-                                  "description": "The ETag of an earlier answer: 304 while the record is unchanged."}],
+        "summary": "An assessment with its reports", "operationId": "getAssessment", "parameters": [ID_PARAM],
+        "description": "Answers with an ETag; send it back in If-None-Match to get 304 while the record is unchanged.",
         "responses": {**_ok("The assessment, with its ETag.", "Assessment"), **AUTH_ERRORS, **NOT_FOUND,
                       "304": {"description": "Unchanged since the ETag sent in If-None-Match; no body."}}}),
     ("/api/v1/assessments/{assessment_id}", "delete", {
