@@ -69,8 +69,8 @@ def service(directory: str, **env_overrides):
         yield f"http://127.0.0.1:{port}", env
 
 
-def create_key(env: dict, rate_limit: int = 10_000_000) -> str:
-    out = subprocess.run([BIN / "flask", "--app", "wsgi", "keys", "create", "--partner", "bench",
+def create_key(env: dict, rate_limit: int = 10_000_000, partner: str = "bench") -> str:
+    out = subprocess.run([BIN / "flask", "--app", "wsgi", "keys", "create", "--partner", partner,
                           "--rate-limit", str(rate_limit), "--json"], cwd=ROOT, env=env, check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["apiKey"]
