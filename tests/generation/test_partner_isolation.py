@@ -14,6 +14,13 @@ from tests.support.processes import wait_until
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture
+def slow_llm_app(app_factory, fake_openai):
+    """An app whose runs wait on the loopback LLM; no call may time out (this is about threads, not timeouts)."""
+    return app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
+                       OPENAI_MODEL="fake-model", OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=30.0)
+
+
 def _auth(make_key, partner: str) -> dict:
     return {"Authorization": f"Bearer {make_key(partner, rate_limit=1000).api_key}"}
 
@@ -28,10 +35,10 @@ def _status(base: str, auth: dict, assessment_id: int) -> str:
     return requests.get(f"{base}/api/v1/assessments/{assessment_id}", headers=auth, timeout=10).json()["status"]
 
 
-def test_a_partner_runs_at_most_two_generations_and_others_are_served(openai_app, fake_openai, make_key):
+def test_a_partner_runs_at_most_two_generations_and_others_are_served(slow_llm_app, fake_openai, make_key):
     fake_openai.latency = 2.0
     acme, globex = _auth(make_key, "acme"), _auth(make_key, "globex")
-    with LiveServer(openai_app, threads=4) as server:
+    with LiveServer(slow_llm_app, threads=4) as server:
         base = server.url
         ids = [_submit(base, acme) for _ in range(4)]
         answers: dict[int, requests.Response] = {}
@@ -73,10 +80,10 @@ def test_a_partner_runs_at_most_two_generations_and_others_are_served(openai_app
         assert again.status_code == 200
 
 
-def test_an_assessment_cannot_be_deleted_while_it_generates(openai_app, fake_openai, make_key):
+def test_an_assessment_cannot_be_deleted_while_it_generates(slow_llm_app, fake_openai, make_key):
     fake_openai.latency = 1.5
     acme = _auth(make_key, "acme")
-    with LiveServer(openai_app, threads=4) as server:
+    with LiveServer(slow_llm_app, threads=4) as server:
         base = server.url
         assessment_id = _submit(base, acme)
         url = f"{base}/api/v1/assessments/{assessment_id}"
