@@ -19,13 +19,19 @@ class LiveServer:
         return self
 
     def __exit__(self, *exc) -> None:
-        # Close every socket from the server's own loop thread, then stop its workers.
-        try:
-            self.server.trigger.pull_trigger(lambda: wasyncore.close_all(self.server._map))
-        except OSError:
-            # The trigger pipe's descriptor was closed under the server (seen once in a few full runs
-            # after long LLM-backed tests; the closer is not yet found): its loop cannot be woken, so
-            # close everything from here.
-            wasyncore.close_all(self.server._map, ignore_all=True)
+        # Stop the loop from its own thread, but keep the trigger's pipe open until no worker can
+        # pull it: a worker pulls it after every request, and a pull that woke the loop before our
+        # own would let the loop close the pipe under our write (EBADF, or a stray byte into a
+        # reused descriptor).
+        server, trigger = self.server, self.server.trigger
+
+        def stop() -> None:  # in the loop thread; the loop ends once its map is empty
+            trigger.del_channel()                  # out of the map, its pipe still open
+            wasyncore.dispatcher.close(server)     # the listening socket (server.close() would close the trigger)
+            wasyncore.close_all(server._map)       # the connections
+
+        trigger.pull_trigger(stop)
         self.thread.join(10)
-        self.server.task_dispatcher.shutdown()
+        server.task_dispatcher.shutdown()
+        if not server.task_dispatcher.threads:     # no worker is left to pull it
+            trigger.close()
