@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,9 +19,6 @@ ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
 DELIVERY_STATUSES = ("pending", "succeeded", "failed")
 PAGE_SIZE = 20
 DELIVERIES_PER_PAGE = 20
-# What a delivery id can be (`dlv_` + hex, at most the column's 40 characters); anything else is
-# answered 404 without a query (Postgres refuses NUL in a query outright: a 500 otherwise).
-DELIVERY_ID = re.compile(r"[A-Za-z0-9_\-]{1,40}")
 
 
 @dataclass(frozen=True)

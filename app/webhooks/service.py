@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import select, update
 
 from ..errors import ApiError, not_found
@@ -9,6 +11,9 @@ from ..extensions import db
 from ..models import WebhookDelivery, utcnow
 from ..pagination import paginate
 from .outbox import notify_sender
+
+# What a delivery id can be (`dlv_` + hex, at most the column's 40 characters).
+DELIVERY_ID = re.compile(r"[A-Za-z0-9_\-]{1,40}")
 
 
 def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_id: int | None,
@@ -24,6 +29,8 @@ def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_
 
 def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery:
     """Queue a new round of attempts under the same delivery id, unless a round is still queued or running."""
+    if not DELIVERY_ID.fullmatch(delivery_id):  # Postgres refuses a NUL in a query outright: a 500 otherwise
+        raise not_found("No webhook delivery with that id.")
     delivery = db.session.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
                                                                WebhookDelivery.partner_id == partner_id))
     if delivery is None:

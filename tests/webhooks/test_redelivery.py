@@ -78,3 +78,9 @@ def test_a_failed_delivery_gets_exactly_one_new_round(client, hooked, receiver):
     [again] = settled(client, auth)
     assert again["status"] == "failed" and len(again["attempts"]) == 6
     assert len(receiver.received) == 6
+
+
+def test_a_delivery_id_that_cannot_exist_is_404_not_a_database_error(client, auth):
+    for raw in ("dlv%00x", "dlv_" + "a" * 60, "dlv%0a"):
+        response = redeliver(client, auth, raw)
+        assert response.status_code == 404 and response.get_json()["code"] == "not_found"
