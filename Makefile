@@ -15,7 +15,7 @@ SERVE := $(BIN)/waitress-serve --listen=$(HOST):$(PORT) --threads=$(WAITRESS_THR
 	--connection-limit=$(WAITRESS_CONNECTION_LIMIT) --channel-timeout=$(WAITRESS_CHANNEL_TIMEOUT) --asyncore-use-poll \
 	wsgi:app
 
-.PHONY: install run serve test lint bench clean
+.PHONY: install run serve test lint bench report-sample clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The 25 reports of every sample assessment (app/content/samples), as Markdown and JSON, to read.
+REPORT_SAMPLE_DIR ?= report-sample
+report-sample: $(STAMP)
+	$(BIN)/python -m app.generation.samples $(REPORT_SAMPLE_DIR)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

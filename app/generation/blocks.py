@@ -1,329 +1,267 @@
-"""Content blocks: each writes one part of a report section from the facts and the persona.
+"""Content blocks: each writes one part of a section from a reader's selection (a `Reading`).
 
-A methodology stage lists block names (app.catalog); BLOCKS maps them to the writers below, and
-the template engine (app.generation.template_engine) assembles their output into sections.
+A methodology plan (app/content/methodologies/*.toml) lists, per reader relation, its sections
+and the blocks that fill each. A block returns (paragraphs, bullets) and may return nothing when
+it has nothing true to say for this reader (a section keeps the blocks that wrote something).
+Sentence frames here are short; the words a reader weighs come from the content files: the
+persona's angles and asks, the topic texts, and sourced facts.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import Counter
 
-from ..catalog import THEMES, Theme
-from .facts import AssessmentFacts
-from .wording import _are, _cap, _count, _join, _word
+from .plan import work_plan
+from .reading import MAX_GROUPS, POLICY, STATUS_WORD, Reading, topic_labels
+from .wording import cap
 
-if TYPE_CHECKING:
-    from .template_engine import _Report
+Output = tuple[list[str], list[str]]
 
-MAX_DETAILED = 3     # named requirements that get a consequence paragraph of their own
-
-
-def _theme_counts(facts: AssessmentFacts) -> list[tuple[Theme, int]]:
-    """(theme, open requirements of that theme), largest first."""
-    open_set, claimed, out = set(facts.open_order), set(), []
-    for theme in THEMES:
-        hits = {i for stem in theme.stems for i in facts.stem_hits(stem) if i in open_set} - claimed
-        claimed |= hits
-        if hits:
-            out.append((theme, len(hits)))
-    return sorted(out, key=lambda pair: -pair[1])
+def position(r: Reading) -> Output:
+    return [r.fill(r.p.position)], []
 
 
-# ---------------------------------------------------------------------- content blocks
-# Each returns (paragraphs, bullets). `r.has_gaps` is False only when every requirement is met
-# and a policy exists; `r.named` is empty whenever nothing is open.
-
-def _facts(r: _Report):
-    f = r.f
-    if not f.has_policy:
-        policy = ("No documented policy is in place, and that absence is itself one of the gaps "
-                  "this report addresses.")
-    elif f.open_count:
-        policy = ("A documented policy is in place, so the open items are a matter of execution "
-                  "rather than intent.")
-    else:
-        policy = "A documented policy is in place and every requirement is met."
-    where = r.counts_sentence() if not f.total else r.fill(
-        f"The assessment places {{org}}, operating in {{industry}}, at {{score}}% against "
-        f"{{framework}}: {f.met} met, {f.partially_met} partially met and {f.not_met} not met.")
-    bullets = [f"Compliance score: {r.v['score']}%", f"Met: {f.met} of {f.total}",
-               f"Partially met: {f.partially_met}", f"Not met: {f.not_met}",
-               f"Documented policy: {'in place' if f.has_policy else 'absent'}"]
-    if f.open_count:
-        bullets.append(r.fill(f"Open requirements bearing on {{stakes}}: {r.relevant_open} of "
-                              f"{f.open_count}"))
-    return [f"{where} {policy} {r.fill(r.p.lens)}"], bullets
+def assumption(r: Reading) -> Output:
+    paras = [f"{r.fill(r.p.assumption)} {r.fill(r.p.insight)}"]
+    cluster = _cluster(r)
+    if cluster and cluster[0].id in r.p.topics and r.relation == "decision_maker":
+        topic, k = cluster
+        paras.append(f"In this assessment the open items cluster: {k} of {r.f.open_count} concern "
+                     f"{topic.label}, which makes them one weakness to fix at the root rather than {k} "
+                     f"separate tasks.")
+    return paras, []
 
 
-def _gaps(r: _Report):
-    paragraphs, bullets, f = [], [], r.f
-    n, k = len(r.named), r.n_relevant
-    if n == 1:
-        text = ("The one open requirement, listed below, bears directly on {stakes}." if k else
-                "The one open requirement, listed below, is not squarely about {stakes}, but it "
-                "will reach your desk all the same.")
-    elif n:
-        text = ("Ranked by their bearing on {stakes}, the open requirements listed below are the "
-                "ones that matter most to you." if k >= n else
-                "None of the open requirements is squarely about {stakes}, but the most serious "
-                "ones, listed below, will reach your desk all the same." if k == 0 else
-                f"Of the requirements listed below, the first {_word(k)} "
-                f"{'bears' if k == 1 else 'bear'} directly on {{stakes}}; the others are the most "
-                f"serious remaining gaps.")
-    if n:
-        text = r.fill(text)
-        if n == f.open_count:
-            text += "" if n == 1 else " They are all the open requirements."
+def _cluster(r: Reading):
+    """The topic holding at least a quarter (and two) of all open items, if any; computed once."""
+    def find():
+        counts = Counter(ts[0] for i, ts in enumerate(r.f.topics) if ts and i in r.f.open_set)
+        if not counts:
+            return None
+        tid, k = counts.most_common(1)[0]
+        return (r.content.topics[tid], k) if k >= 2 and 4 * k >= r.f.open_count else None
+    return r.f.memo("cluster", find)
+
+
+def findings(r: Reading) -> Output:
+    if r.all_met:
+        return _findings_all_met(r)
+    if not r.groups:
+        mine = topic_labels([r.content.topics[t] for t in r.p.topics])
+        paras = [f"Nothing open falls in your area ({mine})."]
+        if r.met_mine:
+            paras[0] += f" There, {r.refs(r.met_mine)} {'is' if len(r.met_mine) == 1 else 'are'} met."
+        return paras, []
+    paras = []
+    for group in r.groups[:MAX_GROUPS]:
+        angle = r.angle(group.topic)
+        if group.not_met or group.policy:
+            text = r.finding(group.not_met, "not_met", angle, policy=group.policy)
+            if group.partial:
+                shown = [r.short(i) for i in group.partial[:3]]
+                more = len(group.partial) - len(shown)
+                text += f" Also partly met: {', '.join(shown)}{f' (+{more})' if more else ''}."
         else:
-            text += f" They are {n} of the {f.open_count} open requirements"
-            text += (f"; in all, {r.relevant_open} of the {f.open_count} touch your area."
-                     if r.relevant_open > k else ".")
-            text += (f" The other {_count(r.rest, 'open requirement')} {_are(r.rest)} in the full "
-                     f"assessment and should follow in a second wave.")
-        paragraphs.append(text)
-        bullets = [r.bullet(i) for i in r.named]
-    elif f.total:
-        paragraphs.append(r.fill("No requirement is open. Those closest to {stakes}, listed below, "
-                                 "are met, and the task is to keep them that way."))
-        bullets = [r.bullet(i) for i in r.top_met]
-    else:
-        paragraphs.append(r.fill("No requirements were assessed, so nothing can be ranked yet by its "
-                                 "bearing on {stakes}."))
-    if r.policy_gap:
-        paragraphs.append("The missing policy is itself a gap, and the first one to close. "
-                          + r.fill(r.p.policy_gap))
-        bullets.insert(0, "Documented policy: absent")
-    return paragraphs, bullets
+            text = r.finding(group.partial, "partially_met", angle)
+        paras.append(text)
+    later = r.groups[MAX_GROUPS:]
+    if later:
+        n = sum(len(g.indices) for g in later)
+        paras.append(f"Also open in your area, and listed in the appendix: {r.item(n)} on "
+                     f"{topic_labels([g.topic for g in later])}.")
+    return paras, []
 
 
-def _impact(r: _Report):
-    explained: set[str] = set()
-    paragraphs = [r.consequence(n, i, explained) for n, i in enumerate(r.named[:MAX_DETAILED])]
-    more = r.named[MAX_DETAILED:]
-    if more:
-        paragraphs.append(r.fill("{refs} " + ("carries" if len(more) == 1 else "carry") + " the same "
-                                 "kind of exposure for {stakes}, on a smaller scale.",
-                                 refs=_join([r.ref(i) for i in more])))
-    if not r.named:
-        paragraphs.append(r.fill(
-            "Every assessed requirement is met, so the exposure is narrower but real: the controls "
-            "work today without a documented mandate, and nothing ensures they survive a change of "
-            "people, suppliers or priorities. For {stakes}, that is a risk of slow drift rather "
-            "than sudden failure." if r.policy_gap else
-            "With every requirement met, the risk that remains is drift: controls weaken quietly "
-            "as people, systems and suppliers change. For {stakes}, the way to prevent it is to "
-            "{maintain}."))
-    return paragraphs, []
+def _findings_all_met(r: Reading) -> Output:
+    if not r.f.total:
+        return ["No requirements were assessed, so there is nothing in your area to report on yet."], []
+    if not r.met_mine:
+        mine = topic_labels([r.content.topics[t] for t in r.p.topics])
+        return [f"Every requirement in scope is met, and none of them concerns {mine} directly."], []
+    paras = []
+    done: set[int] = set()
+    for tid in r.p.topics:
+        ix = tuple(i for i in r.met_mine if tid in r.f.topics[i] and i not in done)
+        if not ix or len(paras) >= MAX_GROUPS:
+            continue
+        done.update(ix)
+        paras.append(r.finding(ix, "met", r.angle(r.content.topics[tid]), template=r.plan.finding_met))
+    return paras, []
 
 
-def _outcome(r: _Report):
-    if not r.has_gaps:
-        return [r.fill("The payoff of the current position is already yours: {outcome}. It lasts "
-                       "only as long as the controls keep operating.")], []
-    if not r.named:
-        return [r.fill("Closing the policy gap would give you {outcome}.")], []
-    what = f"the {_count(len(r.named), 'requirement')} named here" if len(r.named) > 1 else \
-        "the requirement named here"
-    if r.policy_gap:
-        what += " and approving a documented policy"
-    paragraphs = [r.fill(f"Closing {what} would lift the compliance score from {{score}}% to "
-                         f"{{target}}% and give you {{outcome}}.")]
-    if r.rest > 0:
-        paragraphs.append(r.fill(f"Closing the remaining {_count(r.rest, 'open requirement')} would "
-                                 f"take the score to 100%; the named ones come first because they "
-                                 f"carry most of the weight in {{stakes}}."))
-    return paragraphs, []
+def others(r: Reading) -> Output:
+    n = r.others_count
+    if not n:
+        return [], []
+    if not r.groups:
+        return ["Every open item sits with other owners."], []
+    return [f"Other owners hold {n} more open {'item' if n == 1 else 'items'}."], []
 
 
-def _metrics(r: _Report):
-    bullets = [r.fill(_cap(m)) for m in r.p.metrics]
-    bullets.append(r.fill("The compliance score, from {score}% today to {target}% once the named "
-                          "requirements are closed" if r.named else
-                          "The compliance score, held at {score}% at every review"))
-    return [r.fill("Track progress in the measures you already use for {stakes}:")], bullets
+def strengths(r: Reading) -> Output:
+    if r.all_met:
+        return [], []     # findings already says what is met
+    if not r.met_mine:
+        return ["Nothing in your area is met yet."], []
+    return ["Already sound in your area:"], [f"{r.f.requirements[i].id} {r.f.requirements[i].title}: met".strip()
+                                             for i in r.met_mine[:8]]
 
 
-def _insight(r: _Report):
-    f = r.f
-    paragraphs = [r.fill(r.p.insight)]
-    counts = f.memo("theme_counts", lambda: _theme_counts(f)) if f.open_count >= 3 else []
-    theme, k = counts[0] if counts else (None, 0)
-    if theme is not None and k >= 2 and 4 * k >= f.open_count:
-        paragraphs.append(r.fill(
-            f"In this assessment, {k} of the {f.open_count} open requirements concern "
-            f"{theme.label}: one underlying weakness rather than {k} separate ones, and fixing it at "
-            f"the root closes them together. For you, {r.relevant_open} of the open requirements "
-            f"bear directly on {{stakes}}."))
-    elif f.open_count >= 3 and 3 * f.partially_met >= f.open_count:
-        paragraphs.append(r.fill(
-            f"{f.partially_met} of the {f.open_count} open requirements are partially met. Partial "
-            f"controls are the costly kind of gap: {{org}} already pays for them but cannot show "
-            f"that they work, and {{stakes}} suffer as if they were absent."))
-    elif not f.open_count and f.total:
-        paragraphs[0] += r.fill(" This assessment found nothing open, which puts {org} ahead of "
-                                "most; the point is to stay there.")
-    return paragraphs, []
+def exposure(r: Reading) -> Output:
+    facts = r.facts_for()
+    if not facts:   # the pack has no fact of this reader's kinds left: the loss in the reader's terms
+        return scenario(r) if "scenario" not in r.plan_blocks else ([], [])
+    return [r.cite(f) for f in facts], []
 
 
-def _timeline(r: _Report):
-    if not r.has_gaps:
-        return [r.fill("To {maintain}, a light calendar is enough:")], [
-            "Monthly: confirm that the routine controls ran and kept their records",
-            r.fill("Quarterly: review changes in people, systems and suppliers against {framework}"),
-            r.fill("Yearly: re-assess against {framework} and compare with today's {score}%")]
-    not_met = [r.ref(i) for i in r.named if r.req(i).status == "not_met"]
-    partial = [r.ref(i) for i in r.named if r.req(i).status == "partially_met"]
-    first = ["approve and publish a documented policy"] if r.policy_gap else []
-    if r.named:
-        first.append("give each named requirement an owner and a target date" if len(r.named) > 1
-                     else "give the named requirement an owner and a target date")
-    if partial:
-        first.append(f"finish and evidence {_join(partial)}, already partly in place")
-    bullets = [f"Within 30 days: {'; '.join(first)}"]
-    if not_met:
-        bullets.append(f"Within 60 days: implement {_join(not_met)}")
-    elif r.named:
-        bullets.append("Within 60 days: confirm that the completed controls operate as designed, "
-                       "and keep the records")
-    bullets.append(f"Within 90 days: collect the evidence an auditor will ask for, re-assess, and "
-                   f"schedule the remaining {_count(r.rest, 'open requirement')}" if r.rest > 0 else
-                   r.fill("Within 90 days: collect the evidence and re-assess against {framework}, "
-                          "expecting {target}% against today's {score}%"))
-    return [r.fill(r.p.phasing)], bullets
+def _scenario_topic(r: Reading):
+    if r.groups:
+        return r.groups[0].topic
+    return r.content.topics[r.p.topics[0]]
 
 
-def _decision(r: _Report):
-    if not r.has_gaps:
-        return [r.fill("As {role}, your decision is a light one: how to {maintain}. Keep {allies} "
-                       "involved so that nothing drifts unnoticed.")], []
-    text = r.fill("As {role}, the decision in front of you is {decides}. Bring in {allies} at the "
-                  "start: the plan works only if they own their part of it.")
-    if r.named:
-        scope = (f"whether {_join([r.short(i) for i in r.named])} all go into the first phase"
-                 if len(r.named) > 1 else f"when {r.short(r.named[0])} is scheduled")
-        text += (f" Three decisions follow: {scope}; which budget line funds the work; and who "
-                 f"formally accepts, with a review date, any named item that is not fixed.")
-    if r.policy_gap:
-        text += (" Approving a documented policy, and naming who maintains it, comes before all three."
-                 if r.named else " The first decision is to approve a documented policy and name "
-                                 "who maintains it.")
+def _lens(r: Reading, topic) -> str:
+    """The failure scenario in the reader's lens: how it happens, what the business loses, or what
+    it triggers with regulators, clients and courts."""
+    if r.relation == "operator":
+        return topic.risk
+    if r.relation == "decision_maker" and r.p.category == "Management":
+        return topic.liability
+    return topic.impact
+
+
+def scenario(r: Reading) -> Output:
+    topic = _scenario_topic(r)
+    if r.all_met or not r.groups:
+        text = (f"The controls already in place guard against the case where {r.fill(_lens(r, topic))}; they keep "
+                f"doing so only with {r.fill(topic.sustain)}.")
+        return [text], []
+    text = f"If {r.fill(_lens(r, topic))}, {r.fill(r.p.stake)}."
+    fact = r.facts_for(limit=1) if "exposure" not in r.plan_blocks else []
+    if fact:   # the reader's first figure, for scale, when no section quotes them
+        text = text[:-1] + "; for scale: " + r.cite(fact[0])
     return [text], []
 
 
-def _cost(r: _Report):
-    f = r.f
-    if not r.has_gaps:
-        return [r.fill("With nothing open, the budget question is the cost of staying here: enough "
-                       "to {maintain}. That costs far less than rebuilding controls after they have "
-                       "lapsed.")], []
-    kinds = [(n, label, work) for n, label, work in (
-        (f.not_met, "not met", "design and implementation"),
-        (f.partially_met, "partially met", "mostly finishing and evidence, which is usually the "
-                                           "cheaper work")) if n]
-    if f.open_count == 1:
-        text = f"The one open requirement is {kinds[0][1]} and needs {kinds[0][2]}. "
-    else:
-        text = "".join([f"Of the {f.open_count} open requirements, ", ", while ".join(
-            f"{n} {_are(n)} {label} and {'needs' if n == 1 else 'need'} {work}"
-            for n, label, work in kinds), ". "]) if kinds else ""
-    bullets = ["Documented policy: draft and approve (small effort, high leverage)"] \
-        if r.policy_gap else []
-    bullets += [f"{r.ref(i)}: " + ("design and implement (larger effort)" if
-                                   r.req(i).status == "not_met" else
-                                   "complete and evidence (smaller effort)") for i in r.named]
-    return [text + r.fill(r.p.budget_view)], bullets
+def payoff(r: Reading) -> Output:
+    measures = [cap(r.fill(m)) for m in r.p.measures]
+    if r.all_met or not r.groups:
+        return ["What holds today is worth keeping visible. Measures to follow:"], measures
+    return [r.fill(r.p.outcome), "Measures you can follow:"], measures
 
 
-def _capabilities(r: _Report):
-    policy = ["Documented policy: approved by management, communicated to staff and reviewed every "
-              "year"] if r.policy_gap else []
-    if not r.named:
-        return [r.fill(("One capability is missing, a documented policy; the others " if r.policy_gap
-                        else "The capabilities ") + "behind the requirements closest to {stakes} are "
-                       "in place and should stay so:")], \
-            policy + r.grouped(r.top_met, "capability")
-    return [r.fill("Measured against {stakes}, closing the named items means having these "
-                   "capabilities in place and operating at {org}:")], \
-        policy + r.grouped(r.named, "capability")
+def _reader_topics(r: Reading):
+    """The topics a work block covers: the reader's open ones, or (nothing open there) their first three."""
+    if r.groups:
+        return [g.topic for g in r.groups[:MAX_GROUPS]]
+    return [r.content.topics[t] for t in r.p.topics[:3]]
 
 
-def _evidence(r: _Report):
-    policy = ["Documented policy: the approved document, its approval record and proof that staff "
-              "have been told"] if r.policy_gap else []
-    if not r.named:
-        return [r.fill("Keep the evidence current, in the form you would accept: {proof}. For the "
-                       "requirements closest to you, that means:")], \
-            policy + r.grouped(r.top_met, "evidence")
-    return [r.fill("Closure should be proven, not asserted. The evidence you would accept is "
-                   "{proof}; for each named item that means:")], policy + r.grouped(r.named, "evidence")
+def measures(r: Reading) -> Output:
+    lead = "Complete, in your terms:" if r.all_met or not r.groups else "Done, in your terms:"
+    return [lead], [f"{cap(t.label)}: {r.fill(r.p.done[t.id])}" for t in _reader_topics(r)]
 
 
-def _future(r: _Report):
-    if not r.has_gaps:
-        return [r.fill("The future state is the present one, held: every requirement met, the score "
-                       "at {score}%, and {outcome}. From here the job is to {maintain}.")], []
-    done = (f"{_join([r.ref(i) for i in r.named])} {_are(len(r.named))} met and evidenced"
-            if r.named else "a documented policy is approved")
-    if r.named and r.policy_gap:
-        done += " and a documented policy is approved"
-    return [r.fill("In the future state, {done}. The compliance score stands at {target}%, and you "
-                   "have {outcome}.", done=done),
-            r.fill("From there, staying compliant is routine work: the job becomes to {maintain}.")], []
+def effort(r: Reading) -> Output:
+    plan = work_plan(r.f)
+    if r.all_met:
+        return ["No remediation effort to budget."], []
+    if not r.groups:
+        return [f"None of the open work is yours; the whole assessment needs {plan.total_range} person-days."], []
+    lo = hi = 0
+    parts = []
+    for g in r.groups:
+        a, b = plan.effort(g.indices)
+        if g.policy:
+            a, b = a + plan.policy_effort[0], b + plan.policy_effort[1]
+        lo, hi = lo + a, hi + b
+        parts.append(f"{g.topic.label} {a}-{b}")
+    n = len(r.mine_open) + any(g.policy for g in r.groups)
+    return [f"By the planning table, the {r.item(n)} open in your area need about {lo}-{hi} "
+            f"person-days ({'; '.join(parts)}) of the {plan.total_range} the whole assessment needs; the basis "
+            f"is in the appendix."], []
 
 
-def _buyer(r: _Report):
-    return [r.fill("The economic buyer for this work is {buyer}. Whoever signs will want to see "
-                   "{proof}.")], []
+def sequence(r: Reading) -> Output:
+    plan = work_plan(r.f)
+    if r.all_met:
+        topics = [r.content.topics[t] for t in r.p.topics[:4]]
+        return ["The upkeep calendar for your area:"], [f"Quarterly: {t.label} review" for t in topics] + [
+            r.fill("Yearly: re-assessment against {framework}")]
+    mine = {g.topic.id for g in r.groups}
+    steps = [s for s in plan.steps if s.topic.id in mine and (s.indices or any(g.policy for g in r.groups))]
+    if not steps:
+        return ["No step of the work plan is yours."], []
+    bullets = [f"{s.window}: {s.topic.label} ({len(s.indices)})" if s.indices else f"{s.window}: {POLICY}"
+               for s in steps]
+    return ["Your steps in the shared work plan:"], bullets
 
 
-def _criteria(r: _Report):
-    return [r.fill(f"Your standing concerns are {_join(list(r.p.concerns))}. Judge any proposal "
-                   f"against these criteria:")], [r.fill(_cap(c)) for c in r.p.criteria]
+def evidence(r: Reading) -> Output:
+    lead = "Evidence to ask for:" if r.relation == "outside_reader" else "Evidence to keep:"
+    return [lead], [f"{cap(t.label)}: {r.fill(r.p.evidence[t.id])}" for t in _reader_topics(r)]
 
 
-def _process(r: _Report):
-    if not r.has_gaps:
-        bullets = [r.fill("Confirm with {allies} that the controls are still operating"),
-                   r.fill("Agree the review calendar and the evidence routine for {framework}")]
-    else:
-        subject = "{top_short} and the other named items" if len(r.named) > 2 else "{top_short}"
-        bullets = [r.fill("Validate the findings with {allies}"),
-                   r.fill(f"Agree scope, owners and sequence for {subject}"),
-                   "Secure approval from the economic buyer",
-                   r.fill("Confirm the start date and the first review checkpoint")]
-    return [r.fill("The decision to make is {decides}. A workable process from this report to the "
-                   "start of work:")], bullets
+def decisions(r: Reading) -> Output:
+    items = [cap(r.fill(d)) for d in r.p.decisions]
+    if r.relation == "decision_maker":
+        if r.all_met:
+            return [f"With nothing open, the decision is to keep it so: {r.fill(r.p.ask_clean)}."], []
+        return ["Yours to decide, item by item:"], items
+    if r.relation == "operator":
+        return ["Sign-offs to secure before the work starts:"], items
+    return ["Points for your own judgement:"], items
 
 
-def _paper(r: _Report):
-    lead = ("Start the paperwork now so that it does not hold up work on {top_short}; for {stakes}, "
-            "a delay here costs more than the paperwork does." if r.has_gaps else
-            "Keep any paperwork proportionate; for {stakes}, a light annual agreement is enough.")
-    scope = "the named requirements" if r.named else "the agreed scope"
-    return [r.fill(lead)], [
-        f"A statement of work covering {scope}, with acceptance criteria for each item",
-        "A confidentiality agreement, and a data-processing agreement if the work touches personal "
-        "data", "A purchase order through the usual procurement route, sized to the first phase"]
+def questions(r: Reading) -> Output:
+    asked = [r.fill(q) for q in r.p.questions]
+    if r.relation == "outside_reader":   # what the record cannot answer at all
+        asked += [r.fill(t.question) for t in r.uncovered[:2]]
+    return ["Questions worth putting to the team:" if r.relation != "outside_reader" else
+            "Questions the record leaves open:"], list(dict.fromkeys(asked))
 
 
-def _champion(r: _Report):
-    tail = (" What the champion needs is a clear mandate to move {top_short} forward and visible "
-            "support when priorities collide." if r.has_gaps else
-            " What the champion needs is a standing mandate and a place on the agenda.")
-    return [r.fill(r.p.champion + tail)], []
+def coverage(r: Reading) -> Output:
+    paras = []
+    for tid in r.p.topics:
+        topic = r.content.topics[tid]
+        ix = [i for i, ts in enumerate(r.f.topics) if tid in ts]
+        if not ix:
+            continue
+        parts = []
+        for status in ("not_met", "partially_met", "met"):
+            these = [i for i in ix if r.f.requirements[i].status == status]
+            if these:
+                parts.append(f"{STATUS_WORD[status]} {r.shorts(these, limit=4)}")
+        paras.append(f"{cap(topic.label)} ({'; '.join(parts)}): {r.angle(topic)}.")
+    if r.uncovered:
+        paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
+    return paras, []
 
 
-def _inaction(r: _Report):
-    text = "The main competitor here is not another provider but the status quo. " + r.p.inaction
-    if r.has_gaps:
-        text += (" The other alternatives are internal delivery alone, which works when the team "
-                 "has the capacity and the expertise for {top_short}, or a new tool, which closes "
-                 "nothing without an owner to run it.")
-    return [r.fill(text)], []
+def residual(r: Reading) -> Output:
+    if r.all_met or not r.groups:
+        if r.uncovered:
+            return [f"With the assessed controls met, residual risk sits in what was not assessed: "
+                    f"{topic_labels(r.uncovered)}."], []
+        return ["With every assessed control met, residual risk is what any met control carries: that it "
+                "weakens between assessments unless its evidence is kept."], []
+    risks = [r.fill(g.topic.risk) for g in r.groups[:MAX_GROUPS]]
+    return [f"What the open items leave possible: {'; '.join(risks[:-1]) + '; or ' if len(risks) > 1 else ''}"
+            f"{risks[-1]}."], []
 
 
-BLOCKS = {"facts": _facts, "gaps": _gaps, "impact": _impact, "outcome": _outcome,
-          "metrics": _metrics, "insight": _insight, "timeline": _timeline, "decision": _decision,
-          "cost": _cost, "capabilities": _capabilities, "evidence": _evidence, "future": _future,
-          "buyer": _buyer, "criteria": _criteria, "process": _process, "paper": _paper,
-          "champion": _champion, "inaction": _inaction}
+def alternatives(r: Reading) -> Output:
+    topic = _scenario_topic(r)
+    if r.all_met:
+        return [f"Who keeps {topic.label} evidenced:"], ["The team that runs it", "An outside reviewer, once a year"]
+    return [f"For {topic.label}, three routes:"], [
+        "Build: the team does the work", "Buy: a managed service, governed as a supplier",
+        "Accept: in writing, with a review date"]
+
+
+BLOCKS = {"position": position, "assumption": assumption, "findings": findings, "others": others,
+          "strengths": strengths, "exposure": exposure, "scenario": scenario, "payoff": payoff,
+          "measures": measures, "effort": effort, "sequence": sequence, "evidence": evidence,
+          "decisions": decisions, "questions": questions, "coverage": coverage, "residual": residual,
+          "alternatives": alternatives}

@@ -53,6 +53,11 @@ class ReportContentSchema(EngineContentSchema):
     methodologyLabel = fields.String()
     generatedAt = fields.String()
     engine = fields.String()
+    readerRelation = fields.String(metadata={"description": "decision_maker, operator or outside_reader"})
+    knowledge = fields.Dict(metadata={"description": "the knowledge packs used: {framework, industry}, "
+                                                     "each a pack key or null"})
+    fallback = fields.Boolean(metadata={"description": "present and true when the configured engine failed "
+                                                       "and the template engine wrote this report"})
 
 
 _ORGANIZATION = re.compile(r"\b([Tt])he organization\b")
@@ -67,6 +72,7 @@ def apply_display_name(content: dict, display_name: str | None) -> dict:
         return _ORGANIZATION.sub(display_name.replace("\\", "\\\\"), text)
 
     return {
+        **content,
         "title": swap(content["title"]), "summary": swap(content["summary"]),
         "sections": [{"heading": swap(s["heading"]), "paragraphs": [swap(p) for p in s["paragraphs"]],
                       "bullets": [swap(b) for b in s["bullets"]]} for s in content["sections"]],

@@ -5,32 +5,25 @@ report text, so it is not handed to the engines at all. The client is named by `
 the partner's `displayName`, or "the organization".
 
 One facts object serves all 25 reports of a run, possibly from 25 threads at once. The
-per-assessment work (normalised texts, keyword hits) is computed lazily and cached on the
-object. `functools.cached_property` works on a frozen dataclass without slots, because it writes
-straight into the instance `__dict__` and never calls the frozen `__setattr__`; the hit caches
-are plain dicts on which a race at worst computes the same tuple twice.
+per-assessment work (the framework and industry packs that apply, each requirement's topics, the
+work plan) is computed lazily, once, and cached on the object. `functools.cached_property` works
+on a frozen dataclass without slots, because it writes straight into the instance `__dict__` and
+never calls the frozen `__setattr__`; a race at worst computes the same value twice.
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..content import Framework, Industry, load
 from .scoring import compliance_score
 
 STATUSES = ("met", "not_met", "partially_met")
 OPEN_STATUSES = ("not_met", "partially_met")
 DEFAULT_ORGANIZATION = "the organization"
-_NON_WORD = re.compile(r"[\W_]+")
-
-
-def normalize(text: str) -> str:
-    """Lowercase words separated by single spaces, padded: "A.5.15 Access-control" -> " a 5 15 access control "."""
-    return " " + _NON_WORD.sub(" ", text.lower()).strip() + " "
 
 
 @dataclass(frozen=True)
@@ -133,7 +126,25 @@ class AssessmentFacts:
                 partial -= status == "partially_met"
         return compliance_score(met, partial, self.total)
 
-    # ---------------------------------------------------------------- lookups for ranking
+    # ---------------------------------------------------------------- knowledge that applies
+    @cached_property
+    def framework_pack(self) -> Framework | None:
+        """The framework pack the partner's framework text names, or None (generic wording)."""
+        return load().framework_for(self.framework)
+
+    @cached_property
+    def industry_pack(self) -> Industry | None:
+        """The industry pack the partner's industry text means, or None."""
+        return load().industry_for(self.industry)
+
+    @cached_property
+    def topics(self) -> tuple[tuple[str, ...], ...]:
+        """Each requirement's topics, main topic first: from its framework id, else from its title."""
+        pack, content = self.framework_pack, load()
+        return tuple((pack.topics_of_id(r.id) if pack else ()) or content.topics_of_title(r.title)
+                     for r in self.requirements)
+
+    # ---------------------------------------------------------------- lookups
     @cached_property
     def open_order(self) -> tuple[int, ...]:
         """Indices of open requirements: not met first, then partially met, each in input order."""
@@ -144,29 +155,6 @@ class AssessmentFacts:
     @cached_property
     def open_set(self) -> frozenset[int]:
         return frozenset(self.open_order)
-
-    @cached_property
-    def texts(self) -> tuple[str, ...]:
-        """Normalised "id title" of every requirement, for word-start stem matching."""
-        return tuple(normalize(f"{r.id} {r.title}") for r in self.requirements)
-
-    @cached_property
-    def _word_index(self) -> tuple[list[str], dict[str, list[int]]]:
-        """Sorted distinct words, and word -> indices of the requirements that contain it."""
-        index: dict[str, list[int]] = {}
-        for i, text in enumerate(self.texts):
-            for word in set(text.split()):
-                index.setdefault(word, []).append(i)
-        return sorted(index), index
-
-    @cached_property
-    def _sorted_ids(self) -> tuple[list[str], list[int]]:
-        order = sorted(range(len(self.requirements)), key=lambda i: self.ids_lower[i])
-        return [self.ids_lower[i] for i in order], order
-
-    @cached_property
-    def ids_lower(self) -> tuple[str, ...]:
-        return tuple(r.id.strip().lower() for r in self.requirements)
 
     @cached_property
     def _cache(self) -> dict:
@@ -180,37 +168,3 @@ class AssessmentFacts:
         except KeyError:
             value = cache[key] = factory()
             return value
-
-    def stem_hits(self, stem: str) -> tuple[int, ...]:
-        """Indices (ascending) of requirements with a word that starts with `stem`; a stem with
-        spaces must match consecutive words, and a trailing space demands a whole word."""
-        return self.memo(("stem", stem), lambda: self._find_stem(stem))
-
-    def _find_stem(self, stem: str) -> tuple[int, ...]:
-        words, index = self._word_index
-        first, _, more = stem.partition(" ")
-        if " " in stem:          # the first word is whole: look it up, then check the rest
-            needle = " " + stem
-            return tuple(i for i in index.get(first, ()) if not more or needle in self.texts[i])
-        hits: set[int] = set()
-        for k in range(bisect_left(words, first), len(words)):
-            if not words[k].startswith(first):
-                break
-            hits.update(index[words[k]])
-        return tuple(sorted(hits))
-
-    def clause_hits(self, hint: str) -> tuple[int, ...]:
-        """Indices of requirements whose id is `hint` or continues it past a clause boundary
-        ("a.6." matches "a.6.3"; "cc6" matches "cc6.1" but not "cc60")."""
-        return self.memo(("clause", hint), lambda: self._find_clause(hint))
-
-    def _find_clause(self, hint: str) -> tuple[int, ...]:
-        ids, order = self._sorted_ids
-        n, boundary, hits = len(hint), not hint[-1:].isalnum(), []
-        for k in range(bisect_left(ids, hint), len(ids)):
-            rid = ids[k]
-            if not rid.startswith(hint):
-                break
-            if len(rid) == n or boundary or not rid[n].isalnum():
-                hits.append(order[k])
-        return tuple(sorted(hits))

@@ -1,0 +1,297 @@
+"""Report knowledge as data: frameworks, industries, topics, personas and methodologies.
+
+The TOML files beside this module are the content; this module reads them once (stdlib `tomllib`),
+checks each against its schema (`schemas.py`) and answers the few questions the writers ask:
+which pack a partner's framework or industry text means, and which topics a requirement is about.
+A bad file raises `ContentError` naming the file and the field, at start-up.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from marshmallow import Schema, ValidationError
+
+from . import schemas
+from .schemas import TOPICS
+
+ROOT = Path(__file__).parent
+
+
+class ContentError(ValueError):
+    """A content file is missing, unreadable or does not fit its schema."""
+
+
+def _words(text: str) -> str:
+    """Lower case, runs of anything but letters and digits as one space, padded with spaces."""
+    return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+
+
+def _errors(messages: Any, prefix: str = "") -> list[str]:
+    if isinstance(messages, dict):
+        return [line for key, value in messages.items() for line in _errors(value, f"{prefix}{key}.")]
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return [f"{prefix.rstrip('.')}: {'; '.join(messages)}"]
+    return [f"{prefix.rstrip('.')}: {messages}"]
+
+
+def read(path: Path, schema: Schema) -> dict:
+    """One file, parsed and validated; ContentError names the path and every field at fault."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ContentError(f"{path}: {exc}") from None
+    try:
+        return schema.load(raw)
+    except ValidationError as exc:
+        raise ContentError(f"{path}: " + "; ".join(_errors(exc.messages))) from None
+
+
+@dataclass(frozen=True)
+class Scheme:
+    name: str
+    pattern: re.Pattern
+    prefixes: tuple[tuple[str, tuple[str, ...]], ...]   # longest first
+
+
+@dataclass(frozen=True)
+class Framework:
+    key: str
+    name: str
+    short: str
+    aliases: tuple[str, ...]
+    data_term: str
+    item_term: str
+    assessor: str
+    deliverable: str
+    strip: tuple[str, ...]
+    schemes: tuple[Scheme, ...]
+    requirements: dict
+    facts: tuple[dict, ...]
+
+    def normal_id(self, ref: str) -> str:
+        """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
+        removed, longest first and repeatedly, then no whitespace."""
+        text = ref.strip().lower()
+        stripped = True
+        while stripped:
+            stripped = False
+            for prefix in self.strip:   # longest first, so "article" goes before "art"
+                if text.startswith(prefix):
+                    text, stripped = text[len(prefix):].lstrip(" .:"), True
+                    break
+        return re.sub(r"\s+", "", text)
+
+    def topics_of_id(self, ref: str) -> tuple[str, ...]:
+        """Topics from the id alone: the first scheme whose pattern matches, its longest prefix."""
+        rid = self.normal_id(ref)
+        for scheme in self.schemes:
+            if not scheme.pattern.match(rid):
+                continue
+            for prefix, topics in scheme.prefixes:
+                if rid.startswith(prefix) and (len(rid) == len(prefix) or not prefix[-1].isalnum()
+                                               or not rid[len(prefix)].isalnum()):
+                    return topics
+        return ()
+
+    def info(self, ref: str) -> dict | None:
+        """What the pack knows of this id (title, what it obliges, designation), if anything."""
+        return self.requirements.get(self.normal_id(ref))
+
+
+@dataclass(frozen=True)
+class Industry:
+    key: str
+    name: str
+    match: tuple[str, ...]
+    data: str
+    customers: str
+    regulators: str
+    facts: tuple[dict, ...]
+
+
+@dataclass(frozen=True)
+class Topic:
+    id: str
+    label: str
+    stems: tuple[str, ...]
+    absent: str
+    partial: str
+    done: str
+    measure: str
+    evidence: str
+    question: str
+    risk: str
+    impact: str
+    liability: str
+    sustain: str
+    effort_not_met: tuple[int, int]
+    effort_partial: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Persona:
+    id: str
+    label: str
+    category: str
+    relation: str
+    role: str
+    needs: str
+    topics: tuple[str, ...]
+    fact_kinds: tuple[str, ...]
+    title: str
+    title_clean: str
+    summary: str
+    summary_elsewhere: str
+    summary_clean: str
+    position: str
+    assumption: str
+    insight: str
+    angles: dict
+    done: dict
+    evidence: dict
+    stake: str
+    outcome: str
+    measures: tuple[str, ...]
+    decisions: tuple[str, ...]
+    questions: tuple[str, ...]
+    ask: str
+    ask_clean: str
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    blocks: tuple[str, ...]
+    heading_clean: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    sections: tuple[Section, ...]
+    cta: str
+    lead: str
+    finding: str
+    finding_met: str
+
+
+@dataclass(frozen=True)
+class Methodology:
+    id: str
+    label: str
+    tone: str
+    structure: str
+    source: str
+    plans: dict = field(repr=False)   # relation -> Plan
+
+
+@dataclass(frozen=True)
+class Content:
+    topics: dict[str, Topic]
+    effort_basis: str
+    frameworks: dict[str, Framework]
+    industries: dict[str, Industry]
+    general_facts: tuple[dict, ...]
+    personas: tuple[Persona, ...]
+    methodologies: tuple[Methodology, ...]
+
+    # ------------------------------------------------------------------ matching partner text
+    def framework_for(self, text: str) -> Framework | None:
+        """The pack a partner's framework text names ("SOC2", "soc 2 type ii", "PCI-DSS 4"), or None."""
+        return _framework_for(self, _words(text or ""))
+
+    def industry_for(self, text: str) -> Industry | None:
+        """The pack a partner's free-text industry means ("Health care", "Fintech"), or None."""
+        words = _words(text or "")
+        for industry in self.industries.values():
+            if any(" " + stem in words for stem in industry.match):
+                return industry
+        return None
+
+    def topics_of_title(self, title: str) -> tuple[str, ...]:
+        """Topics whose stems start a word of the title, in vocabulary order (the fallback)."""
+        words = _words(title)
+        return tuple(t for t in TOPICS if any(" " + stem in words for stem in self.topics[t].stems))
+
+
+def _framework_for(content: Content, words: str) -> Framework | None:
+    # The longest alias found wins: "nist sp 800 53" before "nist", "uk gdpr" before "gdpr".
+    best, best_len = None, 0
+    for framework in content.frameworks.values():
+        for alias in framework.aliases:
+            needle = _words(alias)
+            if needle in words and len(needle) > best_len:
+                best, best_len = framework, len(needle)
+    return best
+
+
+def _framework(data: dict) -> Framework:
+    schemes = tuple(
+        Scheme(s["name"], re.compile(s["pattern"], re.IGNORECASE),
+               tuple(sorted(((p.lower().replace(" ", ""), tuple(t)) for p, t in s["topics"].items()),
+                            key=lambda pair: -len(pair[0]))))
+        for s in data["schemes"])
+    requirements = {k.lower().replace(" ", ""): v for k, v in data["requirements"].items()}
+    return Framework(data["key"], data["name"], data["short"], tuple(a.lower() for a in data["aliases"]),
+                     data["data_term"], data["item_term"], data["assessor"], data["deliverable"],
+                     tuple(sorted((p.lower() for p in data["strip"]), key=len, reverse=True)), schemes, requirements, tuple(data["facts"]))
+
+
+def _files(root: Path, folder: str) -> list[Path]:
+    paths = sorted((root / folder).glob("*.toml"))
+    if not paths:
+        raise ContentError(f"{root / folder}: no content files")
+    return paths
+
+
+def _keyed(path: Path, data: dict, name: str = "key") -> dict:
+    if data[name] != path.stem:
+        raise ContentError(f"{path}: {name}: must be the file name, {path.stem!r}")
+    return data
+
+
+@cache
+def load(root: Path = ROOT) -> Content:
+    """Every content file under `root`, validated; cached, so the files are read once per process."""
+    topics_file = read(root / "topics.toml", schemas.TopicsFileSchema())
+    topics = {tid: Topic(tid, **{k: (tuple(v) if isinstance(v, list) else v) for k, v in t.items()})
+              for tid, t in topics_file["topics"].items()}
+    frameworks = {}
+    for path in _files(root, "frameworks"):
+        data = _keyed(path, read(path, schemas.FrameworkSchema()))
+        frameworks[data["key"]] = _framework(data)
+    industries = {}
+    for path in _files(root, "industries"):
+        data = _keyed(path, read(path, schemas.IndustrySchema()))
+        industries[data["key"]] = Industry(data["key"], data["name"], tuple(s.lower() for s in data["match"]),
+                                           data["data"], data["customers"], data["regulators"],
+                                           tuple(data["facts"]))
+    general = read(root / "general.toml", schemas.GeneralSchema())
+    personas = []
+    for path in _files(root, "personas"):
+        data = _keyed(path, read(path, schemas.PersonaSchema()), "id")
+        order = data.pop("position_in_catalogue")
+        personas.append((order, Persona(**{k: (tuple(v) if isinstance(v, list) else v)
+                                           for k, v in data.items()})))
+    methodologies = []
+    for path in _files(root, "methodologies"):
+        data = _keyed(path, read(path, schemas.MethodologySchema()), "id")
+        plans = {relation: Plan(tuple(Section(s["heading"], tuple(s["blocks"]), s["heading_clean"] or s["heading"]) for s in data[relation]["sections"]),
+                                data[relation]["cta"], data[relation]["lead"], data[relation]["finding"],
+                                data[relation]["finding_met"])
+                 for relation in schemas.RELATIONS}
+        methodologies.append((data["position_in_catalogue"],
+                              Methodology(data["id"], data["label"], data["tone"], data["structure"],
+                                          data["source"], plans)))
+    for what, ordered in (("personas", personas), ("methodologies", methodologies)):
+        positions = [order for order, _ in ordered]
+        if len(set(positions)) != len(positions):
+            raise ContentError(f"{root / what}: position_in_catalogue: two files share a position")
+    return Content(topics, topics_file["effort_basis"], frameworks, industries, tuple(general["facts"]),
+                   tuple(p for _, p in sorted(personas, key=lambda x: x[0])),
+                   tuple(m for _, m in sorted(methodologies, key=lambda x: x[0])))

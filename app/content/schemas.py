@@ -1,0 +1,227 @@
+"""The shape of every content file, checked once at start-up (marshmallow, as for the API).
+
+A file that does not fit fails with its path and the field at fault, before the app serves
+anything. Text fields may use only the placeholders in `SLOTS`; an unknown one fails here, so no
+`{...}` can reach a report or a prompt.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+TOPICS = ("access", "logging", "backup", "incident", "vendor", "privacy", "encryption", "hr",
+          "governance", "vuln", "network", "physical", "change", "asset", "sdlc")
+RELATIONS = ("decision_maker", "operator", "outside_reader")
+CATEGORIES = ("Executive", "Management", "Operational", "Business", "External")
+FACT_KINDS = (
+    # framework packs
+    "enforcement", "penalty", "notice", "deliverable", "evidence", "cadence", "proposal", "scope",
+    "technical",
+    # industry packs
+    "breach_cost", "lifecycle", "threat", "context",
+    # cross-industry facts (general.toml)
+    "breach_cost_global", "detection", "credentials", "third_party", "ransomware", "insurer_controls",
+    "sec_disclosure", "board_guidance", "smb_guidance", "internal_audit", "human_element",
+)
+BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure", "scenario",
+          "payoff", "measures", "effort", "sequence", "evidence", "decisions", "questions",
+          "coverage", "residual", "alternatives")
+# Placeholders a content text may use, filled per report: the client as named mid-sentence and at
+# the start of one, the framework's short and full names, what the framework protects, and the
+# industry as the partner wrote it. `ask` only in a methodology's call to action.
+SLOTS = frozenset({"org", "Org", "framework", "framework_name", "data", "industry"})
+CTA_SLOTS = SLOTS | {"ask", "Ask"}
+# A methodology's voice for one finding: the requirements named, the verb ("is"/"are"), their
+# status ("not met"/"partly met") and the reader's angle on the topic (lower-case / capitalised).
+FINDING_SLOTS = SLOTS | {"refs", "Refs", "be", "status", "angle", "Angle"}
+# A methodology's voice for the summary's sentence naming the reader's open items.
+LEAD_SLOTS = SLOTS | {"items"}
+
+_text = validate.Length(min=1, max=1200)
+
+
+def _placeholders(text: str) -> set[str]:
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError as exc:  # unbalanced braces
+        raise ValidationError(f"not a valid template: {exc}") from None
+
+
+def slots(allowed: frozenset[str] = SLOTS):
+    """A validator: the text uses only these placeholders, by bare name."""
+
+    def check(text: str) -> None:
+        unknown = _placeholders(text) - allowed
+        if unknown:
+            raise ValidationError(f"unknown placeholder(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    return check
+
+
+def Text(**kw):  # noqa: N802 - a field factory, read like a field class
+    return fields.String(validate=[_text, slots(kw.pop("allowed", SLOTS))], **kw)
+
+
+def _regex(text: str) -> None:
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise ValidationError(f"not a valid regular expression: {exc}") from None
+
+
+class FactSchema(Schema):
+    """A figure or rule with its public source beside it."""
+
+    kind = fields.String(required=True, validate=validate.OneOf(FACT_KINDS))
+    text = Text(required=True)
+    source = fields.String(required=True, validate=validate.Length(min=3, max=400))
+    url = fields.Url(required=True)
+    year = fields.Integer(required=True, validate=validate.Range(min=0, max=2100))  # 0: undated
+    note = fields.String(load_default="", validate=validate.Length(max=600))
+
+
+class TopicSchema(Schema):
+    label = fields.String(required=True, validate=_text)
+    stems = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
+                        validate=validate.Length(min=1))
+    absent = Text(required=True)
+    partial = Text(required=True)
+    done = Text(required=True)
+    measure = Text(required=True)
+    evidence = Text(required=True)
+    question = Text(required=True)
+    risk = Text(required=True)
+    impact = Text(required=True)
+    liability = Text(required=True)
+    sustain = Text(required=True)
+    effort_not_met = fields.List(fields.Integer(validate=validate.Range(min=1, max=60)), required=True,
+                                 validate=validate.Length(equal=2))
+    effort_partial = fields.List(fields.Integer(validate=validate.Range(min=1, max=60)), required=True,
+                                 validate=validate.Length(equal=2))
+
+
+class TopicsFileSchema(Schema):
+    effort_basis = fields.String(required=True, validate=_text)
+    topics = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)),
+                         values=fields.Nested(TopicSchema), required=True)
+
+    @validates_schema
+    def every_topic(self, data, **_):
+        missing = set(TOPICS) - set(data.get("topics", {}))
+        if missing:
+            raise ValidationError(f"missing topics {sorted(missing)}", "topics")
+
+
+TopicList = fields.List(fields.String(validate=validate.OneOf(TOPICS)), validate=validate.Length(min=1))
+
+
+class SchemeSchema(Schema):
+    name = fields.String(required=True, validate=_text)
+    pattern = fields.String(required=True, validate=_regex)
+    topics = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=60)), values=TopicList,
+                         required=True)
+
+
+class RequirementInfoSchema(Schema):
+    title = fields.String(required=True, validate=_text)
+    obliges = Text(required=True)
+    designation = fields.String(load_default="", validate=validate.OneOf(("", "required", "addressable")))
+
+
+class FrameworkSchema(Schema):
+    key = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_]+$"))
+    name = fields.String(required=True, validate=_text)
+    short = fields.String(required=True, validate=_text)
+    aliases = fields.List(fields.String(validate=validate.Length(min=2, max=80)), required=True,
+                          validate=validate.Length(min=1))
+    data_term = fields.String(required=True, validate=_text)
+    item_term = fields.String(required=True, validate=_text)
+    assessor = fields.String(required=True, validate=_text)
+    deliverable = Text(required=True)
+    strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
+    schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
+    requirements = fields.Dict(keys=fields.String(), values=fields.Nested(RequirementInfoSchema),
+                               load_default=dict)
+    facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=3))
+
+
+class IndustrySchema(Schema):
+    key = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_]+$"))
+    name = fields.String(required=True, validate=_text)
+    match = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
+                        validate=validate.Length(min=1))
+    data = fields.String(required=True, validate=_text)
+    customers = fields.String(required=True, validate=_text)
+    regulators = fields.String(required=True, validate=_text)
+    facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
+
+
+class GeneralSchema(Schema):
+    facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
+
+
+class PersonaSchema(Schema):
+    id = fields.String(required=True, validate=validate.Regexp(r"^[a-z_]+$"))
+    label = fields.String(required=True, validate=_text)
+    category = fields.String(required=True, validate=validate.OneOf(CATEGORIES))
+    position_in_catalogue = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    relation = fields.String(required=True, validate=validate.OneOf(RELATIONS))
+    role = Text(required=True)
+    needs = Text(required=True)
+    topics = fields.List(fields.String(validate=validate.OneOf(TOPICS)), required=True,
+                         validate=validate.Length(min=2, max=7))
+    fact_kinds = fields.List(fields.String(validate=validate.OneOf(FACT_KINDS)), required=True)
+    title = Text(required=True)
+    title_clean = Text(required=True)
+    summary = Text(required=True)
+    summary_elsewhere = Text(required=True)
+    summary_clean = Text(required=True)
+    position = Text(required=True)
+    assumption = Text(required=True)
+    insight = Text(required=True)
+    angles = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), required=True)
+    done = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), required=True)
+    evidence = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), required=True)
+    stake = Text(required=True)
+    outcome = Text(required=True)
+    measures = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
+    decisions = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
+    questions = fields.List(Text(), required=True, validate=validate.Length(min=2, max=6))
+    ask = Text(required=True)
+    ask_clean = Text(required=True)
+
+    @validates_schema
+    def text_for_every_topic(self, data, **_):
+        for table, what in (("angles", "angle"), ("done", "definition of done"), ("evidence", "evidence")):
+            missing = [t for t in data.get("topics", ()) if t not in data.get(table, {})]
+            if missing:
+                raise ValidationError(f"no {what} for topic(s) {missing}", table)
+
+
+class SectionPlanSchema(Schema):
+    heading = Text(required=True)
+    heading_clean = Text(load_default=None)   # when nothing is open, if `heading` implies gaps
+    blocks = fields.List(fields.String(validate=validate.OneOf(BLOCKS)), required=True,
+                         validate=validate.Length(min=1, max=4))
+
+
+class PlanSchema(Schema):
+    sections = fields.List(fields.Nested(SectionPlanSchema), required=True, validate=validate.Length(min=3, max=6))
+    cta = Text(required=True, allowed=CTA_SLOTS)
+    lead = Text(required=True, allowed=LEAD_SLOTS)
+    finding = Text(required=True, allowed=FINDING_SLOTS)
+    finding_met = Text(required=True, allowed=FINDING_SLOTS)   # the same, when nothing is open
+
+
+class MethodologySchema(Schema):
+    id = fields.String(required=True, validate=validate.Regexp(r"^[a-z_]+$"))
+    label = fields.String(required=True, validate=_text)
+    position_in_catalogue = fields.Integer(required=True, validate=validate.Range(min=1, max=99))
+    tone = fields.String(required=True, validate=_text)
+    structure = fields.String(required=True, validate=_text)
+    source = fields.String(required=True, validate=_text)
+    decision_maker = fields.Nested(PlanSchema, required=True)
+    operator = fields.Nested(PlanSchema, required=True)
+    outside_reader = fields.Nested(PlanSchema, required=True)

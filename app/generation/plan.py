@@ -1,0 +1,92 @@
+"""The assessment's one work plan: effort and weeks derived once, so every report quotes the same.
+
+Effort per open requirement comes from the planning table in app/content/topics.toml (person-days
+by topic and status: our stated assumption, printed in each report's appendix). Steps take the
+topics with open requirements, the ones with most not-met items first; each step lasts as many
+weeks as one person needs for its upper estimate (five working days a week), and the next step
+starts halfway through it, so the plan overlaps work the way a small team does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from ..content import TOPICS, Topic, load
+from .facts import AssessmentFacts
+
+DAYS_PER_WEEK = 5
+UNMAPPED = "governance"   # a requirement no pack or title places is priced as governance work
+
+
+@dataclass(frozen=True)
+class Step:
+    topic: Topic
+    indices: tuple[int, ...]
+    first_week: int
+    last_week: int
+
+    @property
+    def window(self) -> str:
+        return (f"Week {self.first_week}" if self.first_week == self.last_week
+                else f"Weeks {self.first_week}-{self.last_week}")
+
+
+@dataclass(frozen=True)
+class WorkPlan:
+    per_requirement: dict[int, tuple[int, int]]
+    steps: tuple[Step, ...]
+    policy_effort: tuple[int, int]   # (0, 0) when a documented policy exists
+
+    def effort(self, indices) -> tuple[int, int]:
+        lo = sum(self.per_requirement[i][0] for i in indices)
+        hi = sum(self.per_requirement[i][1] for i in indices)
+        return lo, hi
+
+    @property
+    def total(self) -> tuple[int, int]:
+        lo, hi = self.effort(self.per_requirement)
+        return lo + self.policy_effort[0], hi + self.policy_effort[1]
+
+    @property
+    def total_range(self) -> str:
+        lo, hi = self.total
+        return f"{lo}-{hi}"
+
+
+def main_topic(facts: AssessmentFacts, i: int) -> str:
+    topics = facts.topics[i]
+    return topics[0] if topics else UNMAPPED
+
+
+def work_plan(facts: AssessmentFacts) -> WorkPlan:
+    """The plan for this assessment, computed once and shared by its 25 reports."""
+    return facts.memo("work_plan", lambda: _work_plan(facts))
+
+
+def _work_plan(facts: AssessmentFacts) -> WorkPlan:
+    topics = load().topics
+    per: dict[int, tuple[int, int]] = {}
+    by_topic: dict[str, list[int]] = {}
+    for i in facts.open_order:
+        tid = main_topic(facts, i)
+        t = topics[tid]
+        per[i] = tuple(t.effort_not_met if facts.requirements[i].status == "not_met" else t.effort_partial)
+        by_topic.setdefault(tid, []).append(i)
+    not_met = Counter(main_topic(facts, i) for i in facts.open_order
+                      if facts.requirements[i].status == "not_met")
+    order = sorted(by_topic, key=lambda tid: (-not_met[tid], -len(by_topic[tid]), TOPICS.index(tid)))
+    steps, start = [], 1
+    policy = (0, 0)
+    if not facts.has_policy:   # the policy comes first: the controls are owned and mandated by it
+        policy = tuple(topics[UNMAPPED].effort_not_met)
+        weeks = max(1, math.ceil(policy[1] / DAYS_PER_WEEK))
+        steps.append(Step(topics[UNMAPPED], (), 1, weeks))
+        start += max(1, weeks // 2)
+    for tid in order:
+        hi = sum(per[i][1] for i in by_topic[tid])
+        weeks = max(1, math.ceil(hi / DAYS_PER_WEEK))
+        steps.append(Step(topics[tid], tuple(by_topic[tid]), start, start + weeks - 1))
+        start += max(1, weeks // 2)
+    return WorkPlan(per, tuple(steps), policy)

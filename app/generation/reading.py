@@ -1,0 +1,208 @@
+"""What one reader gets from an assessment: content selection, before any sentence is written.
+
+A `Reading` routes the assessment's requirements to one persona: the open requirements of the
+persona's topics, grouped by topic in the persona's order; the met ones in those topics; the open
+ones that belong to other readers; the persona's topics that the assessment does not cover; and the
+sourced facts of the kinds the persona reads. Blocks (app.generation.blocks) write from it. The
+per-assessment parts (topics, the work plan) are computed once on the facts and shared by all 25.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..content import Persona, Plan, Topic, load
+from .facts import AssessmentFacts
+from .wording import cap, join
+
+STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
+MAX_GROUPS = 4       # topic groups discussed in the body of one report
+MAX_NAMED = 4        # requirements named per group; the rest are counted and left to the appendix
+MAX_FACTS = 3        # sourced facts quoted in one report
+GENERIC_DATA = "sensitive data"
+POLICY = "a documented security policy"
+
+
+@dataclass(frozen=True)
+class Group:
+    """The reader's open requirements of one topic, not met first."""
+
+    topic: Topic
+    not_met: tuple[int, ...]
+    partial: tuple[int, ...]
+    policy: bool = False     # the assessment says no documented security policy exists (governance)
+
+    @property
+    def indices(self) -> tuple[int, ...]:
+        return self.not_met + self.partial
+
+
+def _industry_name(text: str) -> str:
+    """The partner's industry text, readable mid-sentence ("Medical billing" -> "medical billing")."""
+    text = " ".join(text.split())
+    first = text.split(" ", 1)[0] if text else ""
+    return text[:1].lower() + text[1:] if first[1:2].islower() else text
+
+
+class Reading:
+    """One persona's selection from one assessment, with the helpers to name things consistently."""
+
+    def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan):
+        self.f, self.p, self.plan = facts, persona, plan
+        self.content = load()
+        self.relation = persona.relation
+        self.framework = facts.framework_pack
+        self.industry = facts.industry_pack
+        reqs, topics = facts.requirements, facts.topics
+        mine = persona.topics
+        by_topic: dict[str, list[int]] = {t: [] for t in mine}
+        others: list[int] = []
+        for i in facts.open_order:
+            topic = next((t for t in mine if t in topics[i]), None)
+            (by_topic[topic] if topic else others).append(i)
+        # A missing documented policy is a governance gap: it joins the governance group of a reader
+        # who owns governance, and counts among the other owners' items for everyone else.
+        self.policy_gap = not facts.has_policy
+        policy_mine = self.policy_gap and "governance" in mine
+        self.groups = tuple(
+            Group(self.content.topics[t], tuple(i for i in ix if reqs[i].status == "not_met"),
+                  tuple(i for i in ix if reqs[i].status == "partially_met"), policy_mine and t == "governance")
+            for t, ix in by_topic.items() if ix or (policy_mine and t == "governance"))
+        self.mine_open = tuple(i for g in self.groups for i in g.indices)
+        self.others = tuple(others)
+        self.others_count = len(others) + (self.policy_gap and not policy_mine)
+        self.met_mine = tuple(i for i, r in enumerate(reqs)
+                              if r.status == "met" and any(t in topics[i] for t in mine))
+        covered = {t for ts in topics for t in ts}
+        self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered)
+        self.plan_blocks = {b for section in plan.sections for b in section.blocks}
+        self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
+        data = (self.framework.data_term if self.framework else
+                self.industry.data if self.industry else GENERIC_DATA)
+        self.slots = {"org": facts.organization, "Org": facts.organization_at_start,
+                      "framework": self.framework.short if self.framework else facts.framework,
+                      "framework_name": self.framework.name if self.framework else facts.framework,
+                      "data": data, "industry": _industry_name(facts.industry)}
+
+    # ------------------------------------------------------------------ state of the reader
+    @property
+    def all_met(self) -> bool:
+        """Nothing open anywhere: the report is about sustaining and evidencing compliance."""
+        return self.f.open_count == 0 and not self.policy_gap
+
+    @property
+    def item_term(self) -> str:
+        return self.framework.item_term if self.framework else "requirement"
+
+    def item(self, n: int) -> str:
+        """ "one criterion", "3 controls" """
+        term = self.item_term
+        return f"one {term}" if n == 1 else f"{n} {term}s"
+
+    # ------------------------------------------------------------------ filling text
+    def fill(self, text: str, **extra: str) -> str:
+        return text.format_map({**self.slots, **extra} if extra else self.slots)
+
+    # ------------------------------------------------------------------ naming requirements
+    def ref(self, i: int) -> str:
+        """ "Audit controls (164.312(b), required)": title, then id and any designation the pack gives."""
+        r = self.f.requirements[i]
+        info = self.framework.info(r.id) if self.framework else None
+        tail = f", {info['designation']}" if info and info.get("designation") else ""
+        title = r.title.strip()
+        return f"{title} ({r.id.strip()}{tail})" if title else f"{r.id.strip()}{tail}"
+
+    def refs(self, indices: tuple[int, ...] | list[int], limit: int = MAX_NAMED) -> str:
+        """Up to `limit` refs joined, then "and N more" for the rest."""
+        shown = [self.ref(i) for i in indices[:limit]]
+        rest = len(indices) - len(shown)
+        if rest:
+            shown.append(f"{rest} more")
+        return join(shown)
+
+    def short(self, i: int) -> str:
+        return self.f.requirements[i].id.strip()
+
+    def shorts(self, indices: tuple[int, ...] | list[int], limit: int = 5) -> str:
+        shown = [self.short(i) for i in indices[:limit]]
+        rest = len(indices) - len(shown)
+        if rest:
+            shown.append(f"{rest} more")
+        return join(shown)
+
+    def obliges(self, i: int) -> str | None:
+        info = self.framework.info(self.f.requirements[i].id) if self.framework else None
+        return info["obliges"] if info else None
+
+    def angle(self, topic: Topic) -> str:
+        return self.fill(self.p.angles[topic.id])
+
+    def finding(self, indices: tuple[int, ...], status: str, angle: str, policy: bool = False,
+                template: str | None = None) -> str:
+        """One finding in the methodology's voice: one status per sentence."""
+        names = [self.ref(i) for i in indices[:MAX_NAMED]]
+        if len(indices) > MAX_NAMED:
+            names.append(f"{len(indices) - MAX_NAMED} more")
+        if policy:
+            names.append(POLICY)
+        refs = join(names)
+        return self.fill(template or self.plan.finding, refs=refs, Refs=cap(refs),
+                         be="is" if len(indices) + policy == 1 else "are", status=STATUS_WORD[status],
+                         angle=angle, Angle=cap(angle))
+
+    # ------------------------------------------------------------------ sourced facts
+    def facts_for(self, kinds: tuple[str, ...] | None = None, limit: int = MAX_FACTS) -> list[dict]:
+        """The reader's sourced facts: those the run allotted to this persona (see `allot_facts`),
+        or, for other kinds, the first fact of each kind from the first pool that has it."""
+        if kinds is None:
+            return list(allot_facts(self.f)[self.p.id])[:limit]
+        out: list[dict] = []
+        for kind in kinds:
+            fact = next((x for pool in fact_pools(self.f) for x in pool if x["kind"] == kind and x not in out), None)
+            if fact:
+                out.append(fact)
+            if len(out) >= limit:
+                break
+        return out
+
+    def cite(self, fact: dict) -> str:
+        """A fact's text, recorded for the sources appendix."""
+        if fact not in self.sources:
+            self.sources.append(fact)
+        return self.fill(fact["text"])
+
+
+def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
+    """Where facts come from, most specific first: framework pack, industry pack, general."""
+    fw, ind = facts.framework_pack, facts.industry_pack
+    return (fw.facts if fw else (), ind.facts if ind else (), load().general_facts)
+
+
+def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:
+    """Which sourced facts each persona quotes in this run, decided once for all 25.
+
+    Readers take facts of their kinds in rounds: every persona's first kind, then every second
+    kind, and so on, in catalogue order; a fact goes to one reader only, taken from the most
+    specific pool that still has an unused fact of the kind. So the CFO and the board do not
+    quote the same figure, and a reader whose kinds are exhausted quotes fewer facts rather than
+    someone else's.
+    """
+    def allot():
+        pools = fact_pools(facts)
+        used: set[int] = set()
+        out: dict[str, list[dict]] = {p.id: [] for p in load().personas}
+        for rank in range(max(len(p.fact_kinds) for p in load().personas)):
+            for persona in load().personas:
+                if rank >= len(persona.fact_kinds) or len(out[persona.id]) >= MAX_FACTS:
+                    continue
+                kind = persona.fact_kinds[rank]
+                fact = next((x for pool in pools for x in pool if x["kind"] == kind and id(x) not in used), None)
+                if fact is not None:
+                    used.add(id(fact))
+                    out[persona.id].append(fact)
+        return {k: tuple(v) for k, v in out.items()}
+    return facts.memo("allotted_facts", allot)
+
+
+def topic_labels(topics: list[Topic] | tuple[Topic, ...]) -> str:
+    return join([t.label for t in topics])
