@@ -160,6 +160,8 @@ class Persona:
     measures: tuple[str, ...]
     decisions: tuple[str, ...]
     questions: tuple[str, ...]
+    decisions_clean: tuple[str, ...]
+    questions_clean: tuple[str, ...]
     ask: str
     ask_clean: str
 
@@ -230,6 +232,10 @@ def _framework_for(content: Content, words: str) -> Framework | None:
     return best
 
 
+def _longest_first(prefixes: list[str]) -> tuple[str, ...]:
+    return tuple(sorted((p.lower() for p in prefixes), key=len, reverse=True))
+
+
 def _framework(data: dict) -> Framework:
     schemes = tuple(
         Scheme(s["name"], re.compile(s["pattern"], re.IGNORECASE),
@@ -239,7 +245,7 @@ def _framework(data: dict) -> Framework:
     requirements = {k.lower().replace(" ", ""): v for k, v in data["requirements"].items()}
     return Framework(data["key"], data["name"], data["short"], tuple(a.lower() for a in data["aliases"]),
                      data["data_term"], data["item_term"], data["assessor"], data["deliverable"],
-                     tuple(sorted((p.lower() for p in data["strip"]), key=len, reverse=True)), schemes, requirements, tuple(data["facts"]))
+                     _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]))
 
 
 def _files(root: Path, folder: str) -> list[Path]:
@@ -281,7 +287,8 @@ def load(root: Path = ROOT) -> Content:
     methodologies = []
     for path in _files(root, "methodologies"):
         data = _keyed(path, read(path, schemas.MethodologySchema()), "id")
-        plans = {relation: Plan(tuple(Section(s["heading"], tuple(s["blocks"]), s["heading_clean"] or s["heading"]) for s in data[relation]["sections"]),
+        plans = {relation: Plan(tuple(Section(s["heading"], tuple(s["blocks"]), s["heading_clean"] or s["heading"])
+                                      for s in data[relation]["sections"]),
                                 data[relation]["cta"], data[relation]["lead"], data[relation]["finding"],
                                 data[relation]["finding_met"])
                  for relation in schemas.RELATIONS}

@@ -57,6 +57,8 @@ def slots(allowed: frozenset[str] = SLOTS):
         unknown = _placeholders(text) - allowed
         if unknown:
             raise ValidationError(f"unknown placeholder(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+        if "the organization" in text.lower():   # a partner's displayName replaces {org}, not these words
+            raise ValidationError("names the client as 'the organization'; write {org} or {Org}")
     return check
 
 
@@ -189,6 +191,8 @@ class PersonaSchema(Schema):
     measures = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
     decisions = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
     questions = fields.List(Text(), required=True, validate=validate.Length(min=2, max=6))
+    decisions_clean = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
+    questions_clean = fields.List(Text(), required=True, validate=validate.Length(min=2, max=6))
     ask = Text(required=True)
     ask_clean = Text(required=True)
 

@@ -9,6 +9,7 @@ persona's angles and asks, the topic texts, and sourced facts.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from .plan import work_plan
@@ -16,6 +17,7 @@ from .reading import MAX_GROUPS, POLICY, STATUS_WORD, Reading, topic_labels
 from .wording import cap
 
 Output = tuple[list[str], list[str]]
+FIGURE = re.compile(r"[$€£]\s?\d|EUR \d|\d+(\.\d+)?%")
 
 def position(r: Reading) -> Output:
     return [r.fill(r.p.position)], []
@@ -47,18 +49,14 @@ def findings(r: Reading) -> Output:
     if r.all_met:
         return _findings_all_met(r)
     if not r.groups:
-        mine = topic_labels([r.content.topics[t] for t in r.p.topics])
-        paras = [f"Nothing open falls in your area ({mine})."]
-        if r.met_mine:
-            paras[0] += f" There, {r.refs(r.met_mine)} {'is' if len(r.met_mine) == 1 else 'are'} met."
-        return paras, []
+        return ["Nothing open falls in your area."] + _met_findings(r), []
     paras = []
     for group in r.groups[:MAX_GROUPS]:
         angle = r.angle(group.topic)
         if group.not_met or group.policy:
             text = r.finding(group.not_met, "not_met", angle, policy=group.policy)
             if group.partial:
-                shown = [r.short(i) for i in group.partial[:3]]
+                shown = [r.short(i) for i in group.partial[:2]]
                 more = len(group.partial) - len(shown)
                 text += f" Also partly met: {', '.join(shown)}{f' (+{more})' if more else ''}."
         else:
@@ -78,7 +76,12 @@ def _findings_all_met(r: Reading) -> Output:
     if not r.met_mine:
         mine = topic_labels([r.content.topics[t] for t in r.p.topics])
         return [f"Every requirement in scope is met, and none of them concerns {mine} directly."], []
-    paras = []
+    return _met_findings(r), []
+
+
+def _met_findings(r: Reading) -> list[str]:
+    """The met requirements of the reader's topics, each topic with the reader's angle on it."""
+    paras: list[str] = []
     done: set[int] = set()
     for tid in r.p.topics:
         ix = tuple(i for i in r.met_mine if tid in r.f.topics[i] and i not in done)
@@ -86,7 +89,7 @@ def _findings_all_met(r: Reading) -> Output:
             continue
         done.update(ix)
         paras.append(r.finding(ix, "met", r.angle(r.content.topics[tid]), template=r.plan.finding_met))
-    return paras, []
+    return paras
 
 
 def others(r: Reading) -> Output:
@@ -109,8 +112,8 @@ def strengths(r: Reading) -> Output:
 
 def exposure(r: Reading) -> Output:
     facts = r.facts_for()
-    if not facts:   # the pack has no fact of this reader's kinds left: the loss in the reader's terms
-        return scenario(r) if "scenario" not in r.plan_blocks else ([], [])
+    if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
+        return [f"What a serious incident would mean for you: {r.fill(r.p.stake)}."], []
     return [r.cite(f) for f in facts], []
 
 
@@ -118,6 +121,12 @@ def _scenario_topic(r: Reading):
     if r.groups:
         return r.groups[0].topic
     return r.content.topics[r.p.topics[0]]
+
+
+def one_sentence(text: str) -> str:
+    """A fact's sentences as one, so its caveat stays attached ("...(IBM 2024); these are averages...")."""
+    parts = re.split(r"(?<=[.])\s+(?=(?:These|This|That|It|The|Such)\b)", text)
+    return "; ".join([parts[0].rstrip(".")] + [p[0].lower() + p[1:].rstrip(".") for p in parts[1:]]) + "."
 
 
 def _lens(r: Reading, topic) -> str:
@@ -133,13 +142,13 @@ def _lens(r: Reading, topic) -> str:
 def scenario(r: Reading) -> Output:
     topic = _scenario_topic(r)
     if r.all_met or not r.groups:
-        text = (f"The controls already in place guard against the case where {r.fill(_lens(r, topic))}; they keep "
-                f"doing so only with {r.fill(topic.sustain)}.")
-        return [text], []
+        return [f"The controls in place are what keep this hypothetical: if {r.fill(_lens(r, topic))}, "
+                f"{r.fill(r.p.stake)}."], []
     text = f"If {r.fill(_lens(r, topic))}, {r.fill(r.p.stake)}."
-    fact = r.facts_for(limit=1) if "exposure" not in r.plan_blocks else []
-    if fact:   # the reader's first figure, for scale, when no section quotes them
-        text = text[:-1] + "; for scale: " + r.cite(fact[0])
+    facts = r.facts_for() if "exposure" not in r.plan_blocks else []
+    if facts:   # the reader's first figure, for scale, when no section quotes them
+        fact = next((f for f in facts if FIGURE.search(f["text"])), facts[0])
+        text = text[:-1] + "; for scale: " + one_sentence(r.cite(fact))
     return [text], []
 
 
@@ -165,21 +174,21 @@ def measures(r: Reading) -> Output:
 def effort(r: Reading) -> Output:
     plan = work_plan(r.f)
     if r.all_met:
-        return ["No remediation effort to budget."], []
+        return ["No effort to budget beyond upkeep."], []
     if not r.groups:
         return [f"None of the open work is yours; the whole assessment needs {plan.total_range} person-days."], []
+    bullets = []
     lo = hi = 0
-    parts = []
     for g in r.groups:
         a, b = plan.effort(g.indices)
         if g.policy:
             a, b = a + plan.policy_effort[0], b + plan.policy_effort[1]
         lo, hi = lo + a, hi + b
-        parts.append(f"{g.topic.label} {a}-{b}")
-    n = len(r.mine_open) + any(g.policy for g in r.groups)
-    return [f"By the planning table, the {r.item(n)} open in your area need about {lo}-{hi} "
-            f"person-days ({'; '.join(parts)}) of the {plan.total_range} the whole assessment needs; the basis "
-            f"is in the appendix."], []
+        bullets.append(f"{cap(g.topic.label)}: {a}-{b} person-days")
+    if len(bullets) > 1:
+        bullets.append(f"Your area in all: {lo}-{hi} person-days")
+    bullets.append(f"Whole assessment: {plan.total_range} person-days")
+    return ["Planning-table effort (an assumption, not a quote):"], bullets
 
 
 def sequence(r: Reading) -> Output:
@@ -188,12 +197,12 @@ def sequence(r: Reading) -> Output:
         topics = [r.content.topics[t] for t in r.p.topics[:4]]
         return ["The upkeep calendar for your area:"], [f"Quarterly: {t.label} review" for t in topics] + [
             r.fill("Yearly: re-assessment against {framework}")]
-    mine = {g.topic.id for g in r.groups}
-    steps = [s for s in plan.steps if s.topic.id in mine and (s.indices or any(g.policy for g in r.groups))]
+    mine = set(r.mine_open)
+    policy = any(g.policy for g in r.groups)
+    steps = [s for s in plan.steps if mine & set(s.indices) or (policy and not s.indices)]
     if not steps:
         return ["No step of the work plan is yours."], []
-    bullets = [f"{s.window}: {s.topic.label} ({len(s.indices)})" if s.indices else f"{s.window}: {POLICY}"
-               for s in steps]
+    bullets = [f"{s.window}: {s.topic.label}" if s.indices else f"{s.window}: {POLICY}" for s in steps]
     return ["Your steps in the shared work plan:"], bullets
 
 
@@ -203,18 +212,15 @@ def evidence(r: Reading) -> Output:
 
 
 def decisions(r: Reading) -> Output:
-    items = [cap(r.fill(d)) for d in r.p.decisions]
-    if r.relation == "decision_maker":
-        if r.all_met:
-            return [f"With nothing open, the decision is to keep it so: {r.fill(r.p.ask_clean)}."], []
-        return ["Yours to decide, item by item:"], items
-    if r.relation == "operator":
-        return ["Sign-offs to secure before the work starts:"], items
-    return ["Points for your own judgement:"], items
+    items = [cap(r.fill(d)) for d in (r.p.decisions_clean if r.all_met else r.p.decisions)]
+    lead = {"decision_maker": "Yours to decide:" if r.all_met else "Yours to decide, item by item:",
+            "operator": "Sign-offs to secure:" if r.all_met else "Sign-offs to secure before the work starts:",
+            "outside_reader": "Points for your own judgement:"}[r.relation]
+    return [lead], items
 
 
 def questions(r: Reading) -> Output:
-    asked = [r.fill(q) for q in r.p.questions]
+    asked = [r.fill(q) for q in (r.p.questions_clean if r.all_met else r.p.questions)]
     if r.relation == "outside_reader":   # what the record cannot answer at all
         asked += [r.fill(t.question) for t in r.uncovered[:2]]
     return ["Questions worth putting to the team:" if r.relation != "outside_reader" else
@@ -222,18 +228,19 @@ def questions(r: Reading) -> Output:
 
 
 def coverage(r: Reading) -> Output:
+    """Evidence status by the reader's control areas: one paragraph per area, one status per sentence."""
     paras = []
     for tid in r.p.topics:
         topic = r.content.topics[tid]
         ix = [i for i, ts in enumerate(r.f.topics) if tid in ts]
         if not ix:
             continue
-        parts = []
+        text = f"{cap(topic.label)}: {r.angle(topic)}."
         for status in ("not_met", "partially_met", "met"):
             these = [i for i in ix if r.f.requirements[i].status == status]
             if these:
-                parts.append(f"{STATUS_WORD[status]} {r.shorts(these, limit=4)}")
-        paras.append(f"{cap(topic.label)} ({'; '.join(parts)}): {r.angle(topic)}.")
+                text += f" {cap(STATUS_WORD[status])}: {r.shorts(these, limit=4)}."
+        paras.append(text)
     if r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []
@@ -256,7 +263,7 @@ def alternatives(r: Reading) -> Output:
     if r.all_met:
         return [f"Who keeps {topic.label} evidenced:"], ["The team that runs it", "An outside reviewer, once a year"]
     return [f"For {topic.label}, three routes:"], [
-        "Build: the team does the work", "Buy: a managed service, governed as a supplier",
+        "Build: the team does the work", "Buy: a managed service you oversee",
         "Accept: in writing, with a review date"]
 
 

@@ -21,6 +21,7 @@ MAX_NAMED = 4        # requirements named per group; the rest are counted and le
 MAX_FACTS = 3        # sourced facts quoted in one report
 GENERIC_DATA = "sensitive data"
 POLICY = "a documented security policy"
+ALLOT_ORDER = ("External", "Executive", "Management", "Business", "Operational")
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,18 @@ def _industry_name(text: str) -> str:
     text = " ".join(text.split())
     first = text.split(" ", 1)[0] if text else ""
     return text[:1].lower() + text[1:] if first[1:2].islower() else text
+
+
+def slots_for(facts: AssessmentFacts) -> dict[str, str]:
+    """What the content files' placeholders stand for in this assessment's reports."""
+    def build():
+        fw, ind = facts.framework_pack, facts.industry_pack
+        return {"org": facts.organization, "Org": facts.organization_at_start,
+                "framework": fw.short if fw else facts.framework,
+                "framework_name": fw.name if fw else facts.framework,
+                "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
+                "industry": _industry_name(facts.industry)}
+    return facts.memo("slots", build)
 
 
 class Reading:
@@ -77,12 +90,7 @@ class Reading:
         self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered)
         self.plan_blocks = {b for section in plan.sections for b in section.blocks}
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
-        data = (self.framework.data_term if self.framework else
-                self.industry.data if self.industry else GENERIC_DATA)
-        self.slots = {"org": facts.organization, "Org": facts.organization_at_start,
-                      "framework": self.framework.short if self.framework else facts.framework,
-                      "framework_name": self.framework.name if self.framework else facts.framework,
-                      "data": data, "industry": _industry_name(facts.industry)}
+        self.slots = slots_for(facts)
 
     # ------------------------------------------------------------------ state of the reader
     @property
@@ -182,17 +190,19 @@ def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:
     """Which sourced facts each persona quotes in this run, decided once for all 25.
 
     Readers take facts of their kinds in rounds: every persona's first kind, then every second
-    kind, and so on, in catalogue order; a fact goes to one reader only, taken from the most
-    specific pool that still has an unused fact of the kind. So the CFO and the board do not
-    quote the same figure, and a reader whose kinds are exhausted quotes fewer facts rather than
-    someone else's.
+    kind, and so on; within a round outside readers choose first, then executives, management,
+    business and operational readers (those who most need a figure to weigh). A fact goes to
+    one reader only, from the most specific pool that still has an unused fact of the kind. So
+    the CFO and the board do not quote the same figure, and a reader whose kinds are exhausted
+    quotes fewer facts rather than someone else's.
     """
     def allot():
         pools = fact_pools(facts)
         used: set[int] = set()
         out: dict[str, list[dict]] = {p.id: [] for p in load().personas}
-        for rank in range(max(len(p.fact_kinds) for p in load().personas)):
-            for persona in load().personas:
+        order = sorted(load().personas, key=lambda p: ALLOT_ORDER.index(p.category))
+        for rank in range(max(len(p.fact_kinds) for p in order)):
+            for persona in order:
                 if rank >= len(persona.fact_kinds) or len(out[persona.id]) >= MAX_FACTS:
                     continue
                 kind = persona.fact_kinds[rank]

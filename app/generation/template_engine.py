@@ -14,11 +14,23 @@ from ..content import Persona
 from .blocks import BLOCKS
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
-from .reading import POLICY, STATUS_WORD, Reading
+from .reading import POLICY, STATUS_WORD, Reading, slots_for
 from .wording import cap
 
+NO_REQUIREMENTS_TITLE = "{framework}: no requirements assessed yet"
 APPENDIX_HEADING = "Appendix: requirements in scope"
 BASIS_HEADING = "Appendix: sources and planning assumptions"
+
+
+# The heading of a block that follows a list within one planned section.
+CONTINUATION = {"effort": "Effort", "sequence": "Schedule", "evidence": "Evidence", "measures": "What done looks like",
+                "questions": "Questions to ask", "alternatives": "Options", "payoff": "Measures",
+                "strengths": "Already in place"}
+DECISIONS_HEADING = {"decision_maker": "Decisions", "operator": "Sign-offs", "outside_reader": "For your judgement"}
+
+
+def continuation_heading(block: str, r: Reading) -> str:
+    return DECISIONS_HEADING[r.relation] if block == "decisions" else CONTINUATION.get(block, "More")
 
 
 def reading_for(facts: AssessmentFacts, persona_id: str, methodology_id: str) -> Reading:
@@ -53,10 +65,11 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
             line = f"{r.id} {r.title}: {STATUS_WORD[r.status]}".strip()
             info = pack.info(r.id) if pack and r.status != "met" else None
             if info:
-                line += f". Asks for {info['obliges']}"
+                line += f". Asks for {info['obliges'].format_map(slots_for(facts))}"
             bullets.append(line)
         counts = (f"Statuses as recorded by the assessment: {facts.met} met, {facts.partially_met} partly met "
-                  f"and {facts.not_met} not met, of {facts.total}." if facts.total else
+                  f"and {facts.not_met} not met, of {facts.total}." if facts.open_count else
+                  f"All {facts.total} requirements are recorded as met." if facts.total else
                   "The assessment lists no requirements.")
         return {"heading": APPENDIX_HEADING, "paragraphs": [counts, STATUS_NOTE[relation]]
                 if facts.open_count or relation == "outside_reader" else [counts], "bullets": bullets}
@@ -92,24 +105,24 @@ class TemplateEngine:
         p = r.p
         sections = []
         for plan_section in r.plan.sections:
-            paragraphs: list[str] = []
-            bullets: list[str] = []
+            heading = r.fill(plan_section.heading_clean if r.all_met else plan_section.heading)
+            current = {"heading": heading, "paragraphs": [], "bullets": []}
             for name in plan_section.blocks:
                 paras, items = BLOCKS[name](r)
-                if items and bullets:   # a section shows one list: fold an earlier one into prose
-                    paragraphs.append("; ".join(bullets) + ".")
-                    bullets = []
-                paragraphs += paras
-                bullets = items or bullets
-            if paragraphs or bullets:
-                heading = plan_section.heading_clean if r.all_met else plan_section.heading
-                sections.append({"heading": r.fill(heading), "paragraphs": paragraphs,
-                                 "bullets": bullets})
+                if not paras and not items:
+                    continue
+                if current["bullets"]:   # a list closes its section: what follows gets a heading of its own
+                    sections.append(current)
+                    current = {"heading": continuation_heading(name, r), "paragraphs": [], "bullets": []}
+                current["paragraphs"] += paras
+                current["bullets"] = items
+            if current["paragraphs"] or current["bullets"]:
+                sections.append(current)
         sections.append(appendix(facts, r.relation))
         basis_section = basis(r)
         if basis_section["paragraphs"] or basis_section["bullets"]:
             sections.append(basis_section)
-        title = (p.title_clean if r.all_met else p.title) if facts.total else "{framework}: no requirements assessed yet"
+        title = (p.title_clean if r.all_met else p.title) if facts.total else NO_REQUIREMENTS_TITLE
         return {"title": r.fill(title),
                 "summary": summary(r), "sections": sections, "callToAction": call_to_action(r, p),
                 "readerRelation": p.relation,

@@ -61,7 +61,11 @@ def test_report_content(client, auth):
     assert content["persona"] == "cfo" and content["personaLabel"] == "CFO" and content["category"] == "Executive"
     assert content["methodology"] == "spin" and content["methodologyLabel"] == "SPIN Selling"
     assert content["engine"] == "template" and content["generatedAt"].endswith("Z")
-    assert [s["heading"] for s in content["sections"]] == ["Situation", "Problem", "Implication", "Need-payoff"]
+    assert [s["heading"] for s in content["sections"]] == [
+        "Where things stand", "What is open in your area", "What it could cost", "What closing it gives you",
+        "Appendix: requirements in scope", "Appendix: sources and planning assumptions"]
+    assert content["readerRelation"] == "decision_maker"
+    assert content["knowledge"] == {"framework": "iso27001", "industry": "healthcare"}
     text = text_of(content)
     assert "the organization" in text.lower()
     assert "client_1042" not in response.get_data(as_text=True)
