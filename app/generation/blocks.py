@@ -29,7 +29,7 @@ def assumption(r: Reading) -> Output:
     if cluster and cluster[0].id in r.p.topics and r.relation == "decision_maker":
         topic, k = cluster
         paras.append(f"In this assessment the open items cluster: {k} of {r.f.open_count} concern "
-                     f"{topic.label}, which makes them one weakness to fix at the root rather than {k} "
+                     f"{topic.label}, which makes them one weakness to fix at the root rather than {_word(k)} "
                      f"separate tasks.")
     return paras, []
 
@@ -41,7 +41,7 @@ def _cluster(r: Reading):
         if not counts:
             return None
         tid, k = counts.most_common(1)[0]
-        return (r.content.topics[tid], k) if k >= 2 and 4 * k >= r.f.open_count else None
+        return (r.content.topics[tid], k) if k >= 3 and 3 * k >= r.f.open_count else None
     return r.f.memo("cluster", find)
 
 
@@ -123,6 +123,10 @@ def _scenario_topic(r: Reading):
     return r.content.topics[r.p.topics[0]]
 
 
+def _word(n: int) -> str:
+    return ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")[n] if n <= 10 else str(n)
+
+
 def one_sentence(text: str) -> str:
     """A fact's sentences as one, so its caveat stays attached ("...(IBM 2024); these are averages...")."""
     parts = re.split(r"(?<=[.])\s+(?=(?:These|This|That|It|The|Such)\b)", text)
@@ -148,7 +152,8 @@ def scenario(r: Reading) -> Output:
     facts = r.facts_for() if "exposure" not in r.plan_blocks else []
     if facts:   # the reader's first figure, for scale, when no section quotes them
         fact = next((f for f in facts if FIGURE.search(f["text"])), facts[0])
-        text = text[:-1] + "; for scale: " + one_sentence(r.cite(fact))
+        text = text[:-1] + ("; for scale: " if FIGURE.search(fact["text"]) else "; for reference: ") + \
+            one_sentence(r.cite(fact))
     return [text], []
 
 
@@ -224,7 +229,7 @@ def questions(r: Reading) -> Output:
     if r.relation == "outside_reader":   # what the record cannot answer at all
         asked += [r.fill(t.question) for t in r.uncovered[:2]]
     return ["Questions worth putting to the team:" if r.relation != "outside_reader" else
-            "Questions the record leaves open:"], list(dict.fromkeys(asked))
+            "To put to management:"], list(dict.fromkeys(asked))
 
 
 def coverage(r: Reading) -> Output:

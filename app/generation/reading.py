@@ -42,7 +42,7 @@ def _industry_name(text: str) -> str:
     """The partner's industry text, readable mid-sentence ("Medical billing" -> "medical billing")."""
     text = " ".join(text.split())
     first = text.split(" ", 1)[0] if text else ""
-    return text[:1].lower() + text[1:] if first[1:2].islower() else text
+    return text[:1].lower() + text[1:] if first[1:].islower() else text
 
 
 def slots_for(facts: AssessmentFacts) -> dict[str, str]:

@@ -78,8 +78,10 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
 
 def basis(r: Reading) -> dict:
     """Where this report's figures come from: the facts it quoted and the effort table it used."""
-    bullets = list(dict.fromkeys(f"{f['source']}, {f['url']}" + (f" (note: {f['note']})" if f.get("note") else "")
-                                 for f in r.sources))
+    notes: dict[str, list[str]] = {}   # one line per source, with every note quoted from it
+    for f in r.sources:
+        notes.setdefault(f"{f['source']}, {f['url']}", []).extend([f["note"]] if f.get("note") else [])
+    bullets = [line + (f" (note: {' '.join(dict.fromkeys(n))})" if n else "") for line, n in notes.items()]
     plan = work_plan(r.f)
     if plan.per_requirement:
         topics = dict.fromkeys(main_topic(r.f, i) for i in plan.per_requirement)
