@@ -123,8 +123,11 @@ def _scenario_topic(r: Reading):
     return r.content.topics[r.p.topics[0]]
 
 
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
 def _word(n: int) -> str:
-    return ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")[n] if n <= 10 else str(n)
+    return WORDS[n] if n < len(WORDS) else str(n)
 
 
 def one_sentence(text: str) -> str:
@@ -146,9 +149,10 @@ def _lens(r: Reading, topic) -> str:
 def scenario(r: Reading) -> Output:
     topic = _scenario_topic(r)
     if r.all_met or not r.groups:
-        return [f"The controls in place are what keep this hypothetical: if {r.fill(_lens(r, topic))}, "
-                f"{r.fill(r.p.stake)}."], []
-    text = f"If {r.fill(_lens(r, topic))}, {r.fill(r.p.stake)}."
+        text = (f"The controls in place are what keep this hypothetical: if {r.fill(_lens(r, topic))}, "
+                f"{r.fill(r.p.stake)}.")
+    else:
+        text = f"If {r.fill(_lens(r, topic))}, {r.fill(r.p.stake)}."
     facts = r.facts_for() if "exposure" not in r.plan_blocks else []
     if facts:   # the reader's first figure, for scale, when no section quotes them
         fact = next((f for f in facts if FIGURE.search(f["text"])), facts[0])

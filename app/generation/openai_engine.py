@@ -16,6 +16,7 @@ from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_nam
 from .facts import AssessmentFacts
 from .http_transport import LeanHTTPTransport
 from .plan import work_plan
+from .reading import slots_for
 from .template_engine import appendix, basis, reading_for
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,8 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
     lines = [f"Framework: {facts.framework}"]
     if fw:
         lines += [f"Knowledge pack: {fw.name}. It protects {fw.data_term}; line items are {fw.item_term}s; "
-                  f"assessed or enforced by {fw.assessor}.", f"Deliverable: {fw.deliverable}"]
+                  f"assessed or enforced by {fw.assessor}.",
+                  f"Deliverable: {fw.deliverable.format_map(slots_for(facts))}"]
     else:
         lines.append("No knowledge pack matches this framework: use general wording and cite no framework rule.")
     lines.append(f"Industry: {facts.industry}")
@@ -94,7 +96,7 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
         f"Reader: {r.fill(p.role)}. Relation: {RELATION_GUIDE[p.relation]}.",
         f"What this reader needs: {r.fill(p.needs)}",
         "The reader's topics and why each matters to them:",
-        *(f"- {r.content.topics[t].label}: {r.angle(r.content.topics[t])}" for t in p.topics),
+        *(_topic_line(r, r.content.topics[t]) for t in p.topics),
         "Open requirements in the reader's topics (discuss these first): "
         + (", ".join(f"{r.short(i)} ({STATUS_WORDS[r.f.requirements[i].status]})" for i in r.mine_open)
            or "none; say so, and say what the reader's job is then"),
@@ -107,6 +109,11 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
         "Write the report for this reader now.",
     ]
     return "\n".join(lines)
+
+
+def _topic_line(r, topic) -> str:
+    return (f"- {topic.label}: {r.angle(topic)} (not met here means: {r.fill(topic.absent)}; partly met: "
+            f"{r.fill(topic.partial)})")
 
 
 class OpenAIEngine:

@@ -143,3 +143,34 @@ def test_concurrent_generate_answers_409(openai_app, make_key, fake_openai):
         thread.join()
     assert sorted(statuses, key=lambda s: s[0]) == [(200, None), (409, "generation_in_progress")]
     assert len(fake_openai.requests) == 25
+
+
+def test_every_prompt_is_fully_rendered_and_carries_the_readers_knowledge():
+    import itertools
+    import re
+
+    from app.catalog import METHODOLOGIES, PERSONA_BY_ID
+    from app.generation.facts import AssessmentFacts
+    from app.generation.openai_engine import OpenAIEngine
+    from app.generation.samples import samples
+
+    engine = OpenAIEngine(api_key="k", base_url="http://127.0.0.1:9/v1", model="m", timeout=1, max_retries=0,
+                          transport="httpx")
+    try:
+        for case in ("hipaa_billing", "iso27001_all_met", "unknown_framework"):
+            facts = AssessmentFacts.from_submission({**samples()[case], "displayName": "Initech Labs"})
+            for persona, methodology in itertools.product(PERSONA_BY_ID, [m.id for m in METHODOLOGIES]):
+                messages = engine.messages(facts, persona, methodology)
+                text = "\n".join(m["content"] for m in messages)
+                assert not re.search(r"\{[A-Za-z_]+\}", text), (case, persona, methodology)
+                assert "Initech" not in text
+                p = PERSONA_BY_ID[persona]
+                assert f"Relation: an {'outside reader' if p.relation == 'outside_reader' else ''}" in text or \
+                    p.relation != "outside_reader"
+        hipaa = engine.messages(AssessmentFacts.from_submission(samples()["hipaa_billing"]), "general_counsel", "spin")
+        assert "HHS Office for Civil Rights" in hipaa[1]["content"]
+        assert "164.312(b) | Audit controls | NOT MET | logging" in hipaa[1]["content"]
+        assert "Open requirements in the reader's topics" in hipaa[2]["content"]
+        assert "45 CFR" in hipaa[2]["content"]   # the facts the reader may quote, with their sources
+    finally:
+        engine.close()

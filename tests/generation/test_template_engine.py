@@ -231,7 +231,7 @@ MONEY = re.compile(r"(\$|EUR |€|£)\s?\d")
 
 @pytest.mark.parametrize("methodology", METHOD_IDS)
 def test_cfo_board_and_underwriter_reports_carry_a_sourced_money_figure(methodology):
-    for case in ("hipaa_billing", "soc2_saas", "pci_retail", "nist_csf_bank", "gdpr_law_firm"):
+    for case in SAMPLES:
         for persona in ("cfo", "board_member", "insurance_underwriter"):
             text = body(run(case, methodology)[persona])
             figures = [s for s in sentences(text) if MONEY.search(s)]
