@@ -56,7 +56,7 @@ def findings(r: Reading) -> Output:
         if group.not_met or group.policy:
             text = r.finding(group.not_met, "not_met", angle, policy=group.policy)
             if group.partial:
-                shown = [r.short(i) for i in group.partial[:2]]
+                shown = [r.short(i) for i in group.partial[:1]]
                 more = len(group.partial) - len(shown)
                 text += f" Also partly met: {', '.join(shown)}{f' (+{more})' if more else ''}."
         else:
@@ -185,7 +185,7 @@ def effort(r: Reading) -> Output:
     if r.all_met:
         return ["No effort to budget beyond upkeep."], []
     if not r.groups:
-        return [f"None of the open work is yours; the whole assessment needs {plan.total_range} person-days."], []
+        return ["None of the open work is yours."], [f"Whole assessment: {plan.total_range} person-days"]
     bullets = []
     lo = hi = 0
     for g in r.groups:
@@ -210,7 +210,7 @@ def sequence(r: Reading) -> Output:
     policy = any(g.policy for g in r.groups)
     steps = [s for s in plan.steps if mine & set(s.indices) or (policy and not s.indices)]
     if not steps:
-        return ["No step of the work plan is yours."], []
+        return ["No step of the plan is yours."], []
     bullets = [f"{s.window}: {s.topic.label}" if s.indices else f"{s.window}: {POLICY}" for s in steps]
     return ["Your steps in the shared work plan:"], bullets
 
@@ -230,19 +230,20 @@ def decisions(r: Reading) -> Output:
 
 def questions(r: Reading) -> Output:
     asked = [r.fill(q) for q in (r.p.questions_clean if r.all_met else r.p.questions)]
-    if r.relation == "outside_reader":   # what the record cannot answer at all
-        asked += [r.fill(t.question) for t in r.uncovered[:2]]
     return ["Questions worth putting to the team:" if r.relation != "outside_reader" else
             "To put to management:"], list(dict.fromkeys(asked))
 
 
 def coverage(r: Reading) -> Output:
-    """Evidence status by the reader's control areas: one paragraph per area, one status per sentence."""
+    """Evidence status by the reader's control areas: one paragraph per area, one status per sentence.
+    A requirement counts for its main topic only: a risk analysis is not evidence of patching."""
     paras = []
+    uncovered = []
     for tid in r.p.topics:
         topic = r.content.topics[tid]
-        ix = [i for i, ts in enumerate(r.f.topics) if tid in ts]
+        ix = [i for i, ts in enumerate(r.f.topics) if ts[:1] == (tid,)]
         if not ix:
+            uncovered.append(topic)
             continue
         text = f"{cap(topic.label)}: {r.angle(topic)}."
         for status in ("not_met", "partially_met", "met"):
@@ -250,8 +251,8 @@ def coverage(r: Reading) -> Output:
             if these:
                 text += f" {cap(STATUS_WORD[status])}: {r.shorts(these, limit=4)}."
         paras.append(text)
-    if r.uncovered:
-        paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
+    if uncovered:
+        paras.append(f"Not assessed here: {topic_labels(uncovered)}.")
     return paras, []
 
 
