@@ -122,14 +122,9 @@ class Topic:
     stems: tuple[str, ...]
     absent: str
     partial: str
-    done: str
-    measure: str
-    evidence: str
-    question: str
     risk: str
     impact: str
     liability: str
-    sustain: str
     effort_not_met: tuple[int, int]
     effort_partial: tuple[int, int]
 

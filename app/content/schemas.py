@@ -90,14 +90,9 @@ class TopicSchema(Schema):
                         validate=validate.Length(min=1))
     absent = Text(required=True)
     partial = Text(required=True)
-    done = Text(required=True)
-    measure = Text(required=True)
-    evidence = Text(required=True)
-    question = Text(required=True)
     risk = Text(required=True)
     impact = Text(required=True)
     liability = Text(required=True)
-    sustain = Text(required=True)
     effort_not_met = fields.List(fields.Integer(validate=validate.Range(min=1, max=60)), required=True,
                                  validate=validate.Length(equal=2))
     effort_partial = fields.List(fields.Integer(validate=validate.Range(min=1, max=60)), required=True,

@@ -14,12 +14,3 @@ def join(items: list[str]) -> str:
 
 def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def lower_first(text: str) -> str:
-    """For a title folded into a sentence; leaves "A.5.15 ..." and acronyms ("MFA setup") alone."""
-    return text[0].lower() + text[1:] if len(text) > 1 and text[0].isupper() and text[1].islower() else text
-
-
-def fmt_score(score: float) -> str:
-    return f"{score:.1f}".removesuffix(".0")
