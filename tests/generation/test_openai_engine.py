@@ -111,7 +111,7 @@ def test_timeout_fails_that_report_only(app_factory, make_key, fake_openai):
 def test_httpx_own_transport_remains_a_working_choice(app_factory, make_key, fake_openai):
     """OPENAI_HTTP_TRANSPORT=httpx: the same run, over httpx's transport; a hung call still fails alone."""
     app = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
-                      OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=0.5, OPENAI_HTTP_TRANSPORT="httpx")
+                      OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=3, OPENAI_HTTP_TRANSPORT="httpx")
     assert app.extensions["report_engine"].transport == "httpx"
     fake_openai.hang_for.add("board_member")
     client, auth, record = setup(app, make_key)
