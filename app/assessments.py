@@ -87,7 +87,8 @@ def get_assessment(key: AuthenticatedKey, assessment_id: int, *, full: bool = Tr
 
 def _record_queries():
     a, r, q = Assessment.__table__, Report.__table__, Requirement.__table__
-    record = (select(a, r.c.persona, r.c.view_token, r.c.status.label("report_status"), r.c.view_count)
+    record = (select(a, r.c.persona, r.c.view_token, r.c.status.label("report_status"), r.c.view_count,
+                     r.c.engine.label("report_engine"), r.c.fallback_reason)
               .select_from(a.outerjoin(r, r.c.assessment_id == a.c.id))
               .where(a.c.id == bindparam("id"), a.c.partner_id == bindparam("partner_id"))
               .order_by(r.c.position))
@@ -124,9 +125,10 @@ def assessment_record(key: AuthenticatedKey, assessment_id: int) -> dict:
         "complianceScore": row.compliance_score, "status": row.status, "methodology": row.methodology,
         "embedToken": row.embed_token, "embedUrl": embed_url(row.embed_token),
         "reports": [{"persona": x.persona, "viewToken": x.view_token, "viewUrl": view_url(x.view_token),
-                     "status": x.report_status, "viewCount": x.view_count} for x in rows if x.persona is not None],
+                     "status": x.report_status, "viewCount": x.view_count, "engine": x.report_engine,
+                     "fallbackReason": x.fallback_reason} for x in rows if x.persona is not None],
         "createdAt": iso_utc(row.created_at), "updatedAt": iso_utc(row.updated_at),
-        "generatedAt": iso_utc(row.generated_at),
+        "generatedAt": iso_utc(row.generated_at), "llmUsage": row.llm_usage,
     }
 
 

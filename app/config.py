@@ -7,7 +7,6 @@ import secrets
 from datetime import timedelta
 
 ENGINES = ("template", "openai")
-OPENAI_TRANSPORTS = ("lean", "httpx")
 
 
 class ConfigError(RuntimeError):
@@ -24,6 +23,19 @@ def _int(env: dict, name: str, default: int, minimum: int = 0) -> int:
         raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
     if value < minimum:
         raise ConfigError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _temperature(env: dict) -> float:
+    raw = env.get("OPENAI_TEMPERATURE")
+    if raw in (None, ""):
+        return 0.2
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"OPENAI_TEMPERATURE must be a number, got {raw!r}") from None
+    if not 0 <= value <= 2:
+        raise ConfigError(f"OPENAI_TEMPERATURE must be between 0 and 2, got {value}")
     return value
 
 
@@ -77,9 +89,6 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
     engine = (env.get("REPORT_ENGINE") or "template").strip().lower()
     if engine not in ENGINES:
         raise ConfigError(f"REPORT_ENGINE must be one of {', '.join(ENGINES)}, got {engine!r}")
-    transport = (env.get("OPENAI_HTTP_TRANSPORT") or "lean").strip().lower()
-    if transport not in OPENAI_TRANSPORTS:
-        raise ConfigError(f"OPENAI_HTTP_TRANSPORT must be one of {', '.join(OPENAI_TRANSPORTS)}, got {transport!r}")
     database_url = env.get("DATABASE_URL") or "sqlite:///" + os.path.join(instance_path, "app.db")
     public_base = (env.get("PUBLIC_BASE_URL") or "").strip().rstrip("/") or None
     return {
@@ -92,7 +101,9 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "OPENAI_MODEL": env.get("OPENAI_MODEL") or "gpt-4o-mini",
         "OPENAI_TIMEOUT_SECONDS": _float(env, "OPENAI_TIMEOUT_SECONDS", 60.0),
         "OPENAI_MAX_RETRIES": _int(env, "OPENAI_MAX_RETRIES", 2),
-        "OPENAI_HTTP_TRANSPORT": transport,
+        "OPENAI_MAX_CONCURRENCY": _int(env, "OPENAI_MAX_CONCURRENCY", 8, minimum=1),
+        "OPENAI_MAX_TOKENS": _int(env, "OPENAI_MAX_TOKENS", 2000, minimum=1),
+        "OPENAI_TEMPERATURE": _temperature(env),
         "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
         "GENERATION_MAX_CONCURRENT_PER_PARTNER": _int(env, "GENERATION_MAX_CONCURRENT_PER_PARTNER", 2, minimum=1),
         "GENERATION_CLAIM_TIMEOUT_SECONDS": _int(env, "GENERATION_CLAIM_TIMEOUT_SECONDS", 900, minimum=1),

@@ -111,6 +111,7 @@ class Assessment(db.Model):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
     generated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     generation_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    llm_usage: Mapped[dict | None] = mapped_column(JSON)   # tokens of the last run, openai engine only
 
     api_key: Mapped[ApiKey] = relationship()
     requirements: Mapped[list[Requirement]] = relationship(
@@ -160,6 +161,7 @@ class Report(db.Model):
     methodology: Mapped[str | None] = mapped_column(String(40))
     engine: Mapped[str | None] = mapped_column(String(20))
     error: Mapped[str | None] = mapped_column(Text)
+    fallback_reason: Mapped[str | None] = mapped_column(Text)   # why the template engine wrote it instead
     generated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     view_count: Mapped[int] = mapped_column(Integer, default=0)
 

@@ -10,6 +10,7 @@ from sqlalchemy import text
 from app import create_app
 from app.config import normalize_database_url
 from app.extensions import db as _db
+from app.generation.negotiation import Negotiator
 from app.keys.service import issue_api_key
 from tests.support.browser import axe_source, browser, live  # noqa: F401 - fixtures of the browser tests
 from tests.support.fake_openai import FakeOpenAIServer
@@ -125,14 +126,18 @@ def openai_server():
 
 @pytest.fixture
 def fake_openai(openai_server):
-    """The loopback OpenAI-compatible server, with behaviours cleared for this test."""
+    """The loopback OpenAI-compatible server, with behaviours cleared for this test, and the process's
+    memory of which structured-output mode it takes forgotten (one test's server may refuse one)."""
     openai_server.reset()
+    Negotiator.forget()
     yield openai_server
     openai_server.reset()
+    Negotiator.forget()
 
 
 @pytest.fixture
 def openai_app(app_factory, fake_openai):
     """An app whose reports come from the loopback server through the openai client."""
     return app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
-                       OPENAI_MODEL="fake-model", OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=5.0)
+                       OPENAI_MODEL="fake-model", OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=5.0,
+                       OPENAI_MAX_CONCURRENCY=25)

@@ -24,14 +24,17 @@ def test_defaults_from_contract(tmp_path):
     assert settings["WEBHOOK_TIMEOUT_SECONDS"] == 10.0
     assert settings["WEBHOOK_ALLOW_PRIVATE_NETWORKS"] is False
     assert settings["MAX_CONTENT_LENGTH"] == 1024 * 1024
-    assert settings["OPENAI_HTTP_TRANSPORT"] == "lean"
+    assert "OPENAI_HTTP_TRANSPORT" not in settings
+    assert (settings["OPENAI_MAX_CONCURRENCY"], settings["OPENAI_MAX_TOKENS"], settings["OPENAI_TEMPERATURE"]) == \
+        (8, 2000, 0.2)
     assert settings["GENERATION_MAX_CONCURRENT_PER_PARTNER"] == 2
     assert "RECORD_CACHE_MB" not in settings and "API_KEY_CACHE_SECONDS" not in settings
 
 
 @pytest.mark.parametrize("env", [{"REPORT_ENGINE": "gpt"}, {"GENERATION_WORKERS": "many"},
                                  {"GENERATION_WORKERS": "0"}, {"WEBHOOK_BACKOFF_SECONDS": "1,x"},
-                                 {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}, {"OPENAI_HTTP_TRANSPORT": "curl"},
+                                 {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "perhaps"}, {"OPENAI_TEMPERATURE": "3"},
+                                 {"OPENAI_MAX_CONCURRENCY": "0"},
                                  {"GENERATION_MAX_CONCURRENT_PER_PARTNER": "0"}])
 def test_bad_settings_fail_fast(tmp_path, env):
     with pytest.raises(ConfigError):

@@ -143,6 +143,20 @@ class ReportLinkSchema(Schema):
     viewUrl = fields.Function(lambda report: view_url(report.view_token), metadata={"type": "string"})
     status = fields.String(metadata={"enum": ["pending", "completed", "failed"]})
     viewCount = fields.Integer(attribute="view_count", metadata={"description": "Times the report was shown."})
+    engine = fields.String(allow_none=True, metadata={
+        "description": "The engine that wrote the stored content: the configured one, or `template` when it "
+                       "fell back; null before a first report."})
+    fallbackReason = fields.String(attribute="fallback_reason", allow_none=True, metadata={
+        "description": "Why the template engine wrote this report instead of the configured LLM; null otherwise."})
+
+
+class LlmUsageSchema(Schema):
+    """Tokens the LLM provider reported for the last run (`openai` engine; null for `template`)."""
+
+    promptTokens = fields.Integer()
+    completionTokens = fields.Integer()
+    cachedTokens = fields.Integer(metadata={"description": "Prompt tokens served from the provider's cache, "
+                                                           "where it reports them."})
 
 
 class AssessmentSchema(Schema):
@@ -165,6 +179,7 @@ class AssessmentSchema(Schema):
     createdAt = UtcDateTime(attribute="created_at")
     updatedAt = UtcDateTime(attribute="updated_at")
     generatedAt = UtcDateTime(attribute="generated_at", allow_none=True)
+    llmUsage = fields.Nested(LlmUsageSchema, attribute="llm_usage", allow_none=True)
 
 
 class AssessmentListItemSchema(AssessmentSchema):
@@ -189,6 +204,7 @@ class GenerationResultSchema(Schema):
     embedUrl = fields.Function(lambda a: embed_url(a.embed_token), metadata={"type": "string", "format": "uri"})
     reports = fields.List(fields.Nested(ReportLinkSchema))
     generatedAt = UtcDateTime(attribute="generated_at")
+    llmUsage = fields.Nested(LlmUsageSchema, attribute="llm_usage", allow_none=True)
 
 
 class UsageCountsSchema(Schema):

@@ -12,7 +12,7 @@ from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
 CONTENT_JSON_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["title", "summary", "sections", "callToAction"],
+    "required": ["title", "summary", "sections", "callToAction", "citedRequirements"],
     "properties": {
         "title": {"type": "string"},
         "summary": {"type": "string"},
@@ -22,6 +22,10 @@ CONTENT_JSON_SCHEMA = {
                            "paragraphs": {"type": "array", "items": {"type": "string"}},
                            "bullets": {"type": "array", "items": {"type": "string"}}}}},
         "callToAction": {"type": "string"},
+        "citedRequirements": {"type": "array", "items": {
+            "type": "object", "additionalProperties": False, "required": ["id", "status"],
+            "properties": {"id": {"type": "string"},
+                           "status": {"type": "string", "enum": ["met", "not_met", "partially_met"]}}}},
     },
 }
 
@@ -34,16 +38,26 @@ class SectionSchema(Schema):
                           validate=validate.Length(max=40))
 
 
-class EngineContentSchema(Schema):
-    """What an engine writes; validates LLM output before it is stored."""
+class CitedRequirementSchema(Schema):
+    id = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    status = fields.String(required=True, validate=validate.OneOf(("met", "not_met", "partially_met")))
 
+
+class ReportTextSchema(Schema):
     title = fields.String(required=True, validate=validate.Length(min=1, max=300))
     summary = fields.String(required=True, validate=validate.Length(min=1, max=5000))
     sections = fields.List(fields.Nested(SectionSchema), required=True, validate=validate.Length(min=1, max=20))
     callToAction = fields.String(required=True, validate=validate.Length(min=1, max=3000))
 
 
-class ReportContentSchema(EngineContentSchema):
+class EngineContentSchema(ReportTextSchema):
+    """What an LLM answers; validated before it is stored (citedRequirements is checked, then dropped)."""
+
+    citedRequirements = fields.List(fields.Nested(CitedRequirementSchema), required=True,
+                                    validate=validate.Length(max=400))
+
+
+class ReportContentSchema(ReportTextSchema):
     """A stored report as `GET /assessments/:id/reports/:persona` returns it."""
 
     persona = fields.String()

@@ -10,7 +10,11 @@ from .facts import AssessmentFacts
 
 
 class ReportEngine(Protocol):
-    """Writes `{"title", "summary", "sections", "callToAction"}` for one persona; thread-safe."""
+    """Writes one persona's report content (`title`, `summary`, `sections`, `callToAction`, ...); thread-safe.
+
+    Keys starting with "_" are for the run, not the report, and are taken off before storing:
+    `_engine` (the engine that actually wrote it, when not this one), `_fallback_reason`, `_usage`.
+    """
 
     name: str
 
@@ -22,10 +26,11 @@ def build_engine(app: Flask) -> ReportEngine:
     if app.config["REPORT_ENGINE"] == "openai":
         from .openai_engine import OpenAIEngine
 
-        return OpenAIEngine(api_key=app.config["OPENAI_API_KEY"], base_url=app.config["OPENAI_BASE_URL"],
-                            model=app.config["OPENAI_MODEL"], timeout=app.config["OPENAI_TIMEOUT_SECONDS"],
-                            max_retries=app.config["OPENAI_MAX_RETRIES"],
-                            transport=app.config["OPENAI_HTTP_TRANSPORT"])
+        config = app.config
+        return OpenAIEngine(api_key=config["OPENAI_API_KEY"], base_url=config["OPENAI_BASE_URL"],
+                            model=config["OPENAI_MODEL"], timeout=config["OPENAI_TIMEOUT_SECONDS"],
+                            max_retries=config["OPENAI_MAX_RETRIES"], max_concurrency=config["OPENAI_MAX_CONCURRENCY"],
+                            max_tokens=config["OPENAI_MAX_TOKENS"], temperature=config["OPENAI_TEMPERATURE"])
     from .template_engine import TemplateEngine
 
     return TemplateEngine()

@@ -1,23 +1,33 @@
-"""Report text from any OpenAI-compatible server, one chat completion per persona."""
+"""Report text from any OpenAI-compatible server, one chat completion per persona.
+
+The prompt carries what the template engine knows (packs, topic routing, the reader's relation,
+facts with their sources, statuses and headings), fully rendered; the shared part comes first and
+is identical in the run's 25 calls, so a provider's prompt cache can serve it. The answer is
+checked before it is stored (`grounding.py`): one retry with the errors in the conversation, then
+the template engine writes that persona's report and says so. Structured output is negotiated once
+per base URL and model (`negotiation.py`), calls in flight are capped across the process, and the
+tokens the provider reports are summed per run.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
-import urllib.request
+import threading
 from dataclasses import replace
 
 from marshmallow import ValidationError
-from openai import DefaultHttpxClient, OpenAI
+from openai import OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
-from .http_transport import LeanHTTPTransport
+from .grounding import GroundingError, check_grounding
+from .negotiation import Negotiator, extract_json
 from .plan import work_plan
 from .reading import slots_for
-from .template_engine import appendix, basis, reading_for
+from .template_engine import TemplateEngine, appendix, basis, reading_for
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +37,11 @@ SYSTEM_PROMPT = (
     "to the client only as 'the organization' and never invent a name; discuss only requirements listed in "
     "the assessment, by their id and title, with exactly the status given (NOT MET means absent: nothing to "
     "show; PARTIALLY MET means present but incomplete, and the assessment does not say where the gap is; "
-    "never call one by the other's word); quote a figure only from the facts given, with the source in "
-    "brackets as given; an outside reader is never asked to approve, fund, sign, buy or meet anyone; no "
-    "sales language, no seller's stage names as headings; do not repeat a sentence. Answer with a JSON "
-    "object only, matching the schema."
+    "never call one by the other's word); list every requirement you discuss in citedRequirements with its "
+    "status as given (met, not_met or partially_met); quote a figure only from the facts given, with the "
+    "source in brackets as given; an outside reader is never asked to approve, fund, sign, buy or meet "
+    "anyone; no sales language, no seller's stage names as headings; do not repeat a sentence. Answer with "
+    "a JSON object only, matching the schema."
 )
 STATUS_WORDS = {"met": "met", "not_met": "NOT MET", "partially_met": "PARTIALLY MET"}
 RELATION_GUIDE = {
@@ -40,9 +51,10 @@ RELATION_GUIDE = {
     "outside_reader": "an outside reader: give evidence status, residual risk and the questions to ask; end "
                       "with how to read the record, never with a request to approve, fund, sign, buy or meet",
 }
+RETRY_PROMPT = ("That answer cannot be stored: {errors}. Answer again with the whole corrected JSON object, "
+                "citing only requirements of the assessment with their statuses as given.")
 _content_schema = EngineContentSchema()
-RESPONSE_FORMAT = {"type": "json_schema",
-                   "json_schema": {"name": "persona_report", "strict": True, "schema": CONTENT_JSON_SCHEMA}}
+_template = TemplateEngine()
 
 
 class EngineOutputError(ValueError):
@@ -87,6 +99,11 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
     return "\n".join(lines)
 
 
+def _topic_line(r, topic) -> str:
+    return (f"- {topic.label}: {r.angle(topic)} (not met here means: {r.fill(topic.absent)}; partly met: "
+            f"{r.fill(topic.partial)})")
+
+
 def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str) -> str:
     """The part that differs per call; last. Every field rendered: no placeholder reaches the model."""
     r = reading_for(facts, persona_id, methodology_id)
@@ -111,31 +128,42 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
     return "\n".join(lines)
 
 
-def _topic_line(r, topic) -> str:
-    return (f"- {topic.label}: {r.angle(topic)} (not met here means: {r.fill(topic.absent)}; partly met: "
-            f"{r.fill(topic.partial)})")
+class Usage:
+    """Tokens the provider reported, summed over calls; thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.prompt = self.completion = self.cached = 0
+
+    def add(self, usage: dict | None) -> None:
+        if not isinstance(usage, dict):
+            return
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        with self._lock:
+            self.prompt += int(usage.get("prompt_tokens") or 0)
+            self.completion += int(usage.get("completion_tokens") or 0)
+            self.cached += int(cached or 0)
+
+    def as_dict(self) -> dict:
+        return {"promptTokens": self.prompt, "completionTokens": self.completion, "cachedTokens": self.cached}
 
 
 class OpenAIEngine:
-    """One `chat.completions` call per persona through the official client."""
+    """One chat completion per persona (two when the first answer fails its checks)."""
 
     name = "openai"
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, timeout: float,
-                 max_retries: int, transport: str = "lean"):
-        self.model = model
-        settings = {"api_key": api_key or "not-set", "base_url": base_url, "timeout": timeout,
-                    "max_retries": max_retries}
-        self.transport = transport
-        if transport == "lean":  # the client's own httpx defaults, with the lean transport under them
-            self.client = OpenAI(**settings, http_client=DefaultHttpxClient(transport=LeanHTTPTransport()))
-            if _proxied(self.client.base_url.host):  # httpx honours proxies only with its own transport
-                log.info("an environment proxy applies to the LLM server: using httpx's own transport")
-                self.client.close()
-                self.transport = "httpx"
-        if self.transport == "httpx":
-            self.client = OpenAI(**settings)
-        self.client.chat.completions  # noqa: B018 - warms the client's lazy imports before the first run
+                 max_retries: int, max_concurrency: int = 8, max_tokens: int = 2000, temperature: float = 0.2):
+        self.model, self.max_tokens, self.temperature = model, max_tokens, temperature
+        # The client's own transport (httpx), timeouts, retries (a 429's Retry-After included) and errors.
+        self.client = OpenAI(api_key=api_key or "not-set", base_url=base_url, timeout=timeout,
+                             max_retries=max_retries)
+        self.negotiator = Negotiator.for_server(str(self.client.base_url), model)
+        # Calls in flight to the provider, across every run of the process. Taken before a call
+        # leaves, so the client's timeout counts from then, not while the call waits for a slot.
+        self.slots = threading.BoundedSemaphore(max_concurrency)
 
     def messages(self, facts: AssessmentFacts, persona_id: str, methodology_id: str) -> list[dict]:
         """The prompt: no company id (facts has none) and no display name (applied afterwards)."""
@@ -149,36 +177,58 @@ class OpenAIEngine:
         ]
 
     def write(self, facts: AssessmentFacts, persona_id: str, methodology_id: str) -> dict:
-        # `client.post` (the client's documented route for raw bodies) skips `create`'s recursive
-        # transform of the typed parameters, and `cast_to=object` the response models: together
-        # ~5 ms of CPU per call, which 25 threads pay one after another under the GIL. Timeouts,
-        # retries and error mapping are the client's as usual.
-        body = {"model": self.model, "messages": self.messages(facts, persona_id, methodology_id),
-                "response_format": RESPONSE_FORMAT}
-        completion = self.client.post("/chat/completions", body=body, cast_to=object)  # the JSON, unmodelled
-        try:
-            text = completion["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise EngineOutputError("the model's answer has no message content") from None
-        try:
-            content = _content_schema.load(json.loads(text or ""))
-        except (ValueError, TypeError, ValidationError) as exc:
-            raise EngineOutputError(f"the model's answer is not a report: {exc}") from None
-        # What the model does not write: the appendix, the basis of figures, and the reader's relation.
+        messages = self.messages(facts, persona_id, methodology_id)
+        usage = Usage()
+        errors = ""
+        for _attempt in range(2):
+            text = self.negotiator.complete(self._call, messages, usage)
+            try:
+                content = self._parse(text)
+                check_grounding(content, _anonymous(facts), prompt="\n".join(m["content"] for m in messages[:3]))
+                break
+            except (EngineOutputError, GroundingError) as exc:
+                errors = str(exc)
+                log.info("answer for %s rejected: %s", persona_id, errors)
+                messages = [*messages, {"role": "assistant", "content": text or ""},
+                            {"role": "user", "content": RETRY_PROMPT.format(errors=errors)}]
+        else:
+            report = _template.write(facts, persona_id, methodology_id)
+            return {**report, "fallback": True, "_engine": "template",
+                    "_fallback_reason": f"the model's answer failed its checks twice: {errors}"[:1000],
+                    "_usage": usage.as_dict()}
+        content.pop("citedRequirements", None)
+        # What the model does not write: the appendices and the reader's relation.
         r = reading_for(facts, persona_id, methodology_id)
         content["sections"] += [appendix(facts, r.relation), basis(r)]
         content["readerRelation"] = r.relation
         content["knowledge"] = {"framework": r.framework.key if r.framework else None,
                                 "industry": r.industry.key if r.industry else None}
-        return apply_display_name(content, facts.display_name)
+        return {**apply_display_name(content, facts.display_name), "_usage": usage.as_dict()}
+
+    def _call(self, body: dict, usage: Usage) -> str | None:
+        """One completion: the message text, or None. Raises the client's errors."""
+        body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": self.temperature, **body}
+        with self.slots:
+            # `client.post` (the documented route for raw bodies) skips `create`'s transform of typed
+            # parameters; `cast_to=object` keeps the JSON as the server sent it.
+            completion = self.client.post("/chat/completions", body=body, cast_to=object)
+        if not isinstance(completion, dict):
+            raise EngineOutputError("the server's answer is not a chat completion")
+        usage.add(completion.get("usage"))
+        try:
+            return completion["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise EngineOutputError("the model's answer has no message content") from None
+
+    @staticmethod
+    def _parse(text: str | None) -> dict:
+        try:
+            return _content_schema.load(json.loads(extract_json(text or "")))
+        except (ValueError, TypeError, ValidationError) as exc:
+            raise EngineOutputError(f"the answer is not a report in the schema: {exc}") from None
 
     def close(self) -> None:
         self.client.close()
 
 
-def _proxied(host: str) -> bool:
-    """Whether HTTP(S)_PROXY / ALL_PROXY (minus NO_PROXY) would send requests to `host` through a proxy."""
-    proxies = urllib.request.getproxies_environment()
-    if not any(proxies.get(scheme) for scheme in ("http", "https", "all")):
-        return False
-    return not urllib.request.proxy_bypass_environment(host, proxies)
+__all__ = ["CONTENT_JSON_SCHEMA", "OpenAIEngine", "assessment_prompt", "persona_prompt"]

@@ -31,6 +31,16 @@ class PersonaResult:
     persona: str
     content: dict | None
     error: str | None
+    engine: str | None = None            # the engine that wrote it, when not the configured one
+    fallback_reason: str | None = None   # why the template engine wrote it instead
+    usage: dict | None = None            # tokens the LLM provider reported for this persona
+
+
+def _result(persona: str, content: dict) -> PersonaResult:
+    """Separate the run's keys ("_engine", "_fallback_reason", "_usage") from the report's."""
+    meta = {k: content.pop(k) for k in [k for k in content if k.startswith("_")]}
+    return PersonaResult(persona, content, None, meta.get("_engine"), meta.get("_fallback_reason"),
+                         meta.get("_usage"))
 
 
 # What a partner over its generation cap is told to wait; a template run takes well under a second,
@@ -92,7 +102,7 @@ def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFac
     results = []
     for persona, future in futures:
         try:
-            results.append(PersonaResult(persona, future.result(), None))
+            results.append(_result(persona, future.result()))
         except Exception as exc:  # noqa: BLE001 - any engine failure is recorded on its report
             log.warning("report for persona %s failed: %s: %s", persona, type(exc).__name__, exc)
             results.append(PersonaResult(persona, None, f"{type(exc).__name__}: {exc}"[:500]))
@@ -104,7 +114,8 @@ def _report_statements():
     by_id = r.c.id == bindparam("report_id")
     completed = update(r).where(by_id).values(
         status="completed", content=bindparam("new_content"), methodology=bindparam("new_methodology"),
-        engine=bindparam("new_engine"), generated_at=bindparam("new_generated_at"), error=None)
+        engine=bindparam("new_engine"), generated_at=bindparam("new_generated_at"), error=None,
+        fallback_reason=bindparam("new_fallback_reason"))
     failed = update(r).where(by_id).values(status="failed", error=bindparam("new_error"))
     return completed, failed
 
@@ -128,21 +139,22 @@ def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engin
     completed, failed, new, new_failed = [], [], [], []
     for position, result in enumerate(results):
         report_id = existing.get(result.persona)
+        engine = result.engine or engine_name
+        content = (stored_content(result.content, result.persona, methodology, engine, generated_at)
+                   if result.content is not None else None)
         if report_id is None:  # first run: the report and its lasting view token are created
             row = {"assessment_id": assessment_id, "persona": result.persona, "position": position,
                    "view_token": new_token(), "view_count": 0}
-            if result.content is None:  # content stays SQL NULL
+            if content is None:  # content stays SQL NULL
                 new_failed.append({**row, "status": "failed", "error": result.error})
             else:
-                new.append({**row, "status": "completed", "methodology": methodology, "engine": engine_name,
-                            "generated_at": now, "error": None,
-                            "content": stored_content(result.content, result.persona, methodology, engine_name,
-                                                      generated_at)})
-        elif result.content is not None:
-            completed.append({"report_id": report_id, "new_methodology": methodology, "new_engine": engine_name,
-                              "new_generated_at": now,
-                              "new_content": stored_content(result.content, result.persona, methodology,
-                                                            engine_name, generated_at)})
+                new.append({**row, "status": "completed", "methodology": methodology, "engine": engine,
+                            "generated_at": now, "error": None, "fallback_reason": result.fallback_reason,
+                            "content": content})
+        elif content is not None:
+            completed.append({"report_id": report_id, "new_methodology": methodology, "new_engine": engine,
+                              "new_generated_at": now, "new_content": content,
+                              "new_fallback_reason": result.fallback_reason})
         else:  # a failed persona keeps its last good content, if it has any
             failed.append({"report_id": report_id, "new_error": result.error})
     for rows in (new, new_failed):
@@ -155,7 +167,7 @@ def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engin
     succeeded = sum(r.content is not None for r in results)
     db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(
         status="completed" if succeeded else "failed", methodology=methodology, generated_at=now,
-        generation_started_at=None))
+        generation_started_at=None, llm_usage=run_usage(results) if engine_name == "openai" else None))
     record = assessment_record(key, assessment_id)
     record_usage(record, key, succeeded)
     first_error = next((r.error for r in results if r.error), None)
@@ -163,6 +175,15 @@ def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engin
     db.session.commit()
     notify_sender()
     return record
+
+
+def run_usage(results: list[PersonaResult]) -> dict:
+    """The tokens the provider reported, summed over the run's calls (failed personas report none)."""
+    total = {"promptTokens": 0, "completionTokens": 0, "cachedTokens": 0}
+    for result in results:
+        for name in total:
+            total[name] += (result.usage or {}).get(name, 0)
+    return total
 
 
 def generate(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
@@ -191,7 +212,8 @@ def generation_result(record: dict) -> dict:
     return {"assessmentId": record["id"], "status": record["status"], "methodology": record["methodology"],
             "complianceScore": record["complianceScore"], "totalReports": len(reports),
             "failedReports": sum(r["status"] != "completed" for r in reports), "embedToken": record["embedToken"],
-            "embedUrl": record["embedUrl"], "reports": reports, "generatedAt": record["generatedAt"]}
+            "embedUrl": record["embedUrl"], "reports": reports, "generatedAt": record["generatedAt"],
+            "llmUsage": record["llmUsage"]}
 
 
 def report_content(key: AuthenticatedKey, assessment_id: int, persona: str) -> dict:

@@ -35,7 +35,7 @@ def test_generate_creates_25_reports(client, auth):
     assert response.status_code == 200
     result = response.get_json()
     assert list(result) == ["assessmentId", "status", "methodology", "complianceScore", "totalReports",
-                            "failedReports", "embedToken", "embedUrl", "reports", "generatedAt"]
+                            "failedReports", "embedToken", "embedUrl", "reports", "generatedAt", "llmUsage"]
     assert result["assessmentId"] == record["id"]
     assert result["status"] == "completed" and result["methodology"] == "spin"
     assert result["totalReports"] == 25 and result["failedReports"] == 0

@@ -8,31 +8,79 @@ official `openai` client at it (``OpenAI(api_key="test", base_url=server.base_ur
         server.status_for["cfo"] = 503          # the CFO's report fails with a 503
         server.malformed_for.add("ciso")        # the CISO's report is not valid report JSON
         server.hang_for.add("coo")              # the COO's report takes `hang_seconds` (30 s)
+        server.reject_json_schema = 400         # a llama-cpp-python-like server: no json_schema
+        server.slots = 4                        # a llama.cpp server with 4 slots
         ...
         assert len(server.calls_for("cfo")) == 1
         assert server.max_concurrency >= 20
 
 Endpoints:
 
-- ``POST /v1/chat/completions``: records the parsed body in `requests`, applies the behaviours,
-  and answers `latency` seconds (or `hang_seconds` for a persona in `hang_for`) after the request
-  arrived, its own work included, as a provider's latency would be. The answer is a
-  ChatCompletion whose message content is a report as a JSON object
-  ``{"title", "summary", "sections": [{"heading", "paragraphs", "bullets"}], "callToAction"}``.
+- ``POST /v1/chat/completions``: records the parsed body in `requests` (and its ``response_format``,
+  or None, in `response_formats`), applies the behaviours, and answers `latency` seconds (or
+  `hang_seconds` for a persona in `hang_for`) after the request got a slot (see `slots`; without
+  slots, after it arrived), its own work included, as a provider's latency would be. The answer is
+  a ChatCompletion whose message content is a report as a JSON object
+  ``{"title", "summary", "sections": [{"heading", "paragraphs", "bullets"}], "callToAction",
+  "citedRequirements": [{"id", "status"}]}`` (status ``met``, ``not_met`` or ``partially_met``).
+  With a ``response_format`` of type ``json_schema`` or ``json_object`` (with or without a
+  ``schema``) the content is the JSON object alone; without one (or with type ``text``) it is a
+  sentence of prose, the object in a ```` ```json ```` fence, and another sentence, as small
+  local models answer. ``usage`` counts a token per 4 characters and has
+  ``prompt_tokens_details.cached_tokens``: the tokens of the messages up to and including the
+  first user message (the system prompt and the shared part a provider's prompt cache serves).
 - ``GET /v1/models``: one model, ``fake-model``.
 - anything else: 404 with an OpenAI-shaped error body.
 
-The persona of a request is read from the last message's content: the token after ``Persona: ``
-on a line starting with it (``Persona: cfo (CFO)`` is persona ``cfo``, role ``CFO``). A line
-``Methodology: <id>`` anywhere in the messages puts ``<id>`` into the report, so a test can check
-the prompt reached the model. The report names the client only as "the organization" and is
-the same for the same persona, role and methodology.
+The prompt, as the app's `openai` engine writes it: a system message; a user message (the shared
+part) with a line ``- <id> | <title> | <STATUS> | <topics>`` per requirement (STATUS is ``met``,
+``NOT MET`` or ``PARTIALLY MET``) and a line ``Methodology: <id> (...)``; a last user message
+starting ``Persona: <id> (<label>)`` with a line ``Open requirements in the reader's topics (discuss
+these first): <id> (<STATUS>), ...`` (or ``none; ...``). A retry continues the conversation with
+the assistant's answer and a user message starting ``That answer cannot be stored:``.
 
-Behaviours, in order of precedence: `fail_all_status` (every request, models included), then
-`status_for[persona]` (an error status instead of a completion), then `malformed_for` (a 200
-whose content is, alternately per persona, ``{"title": 5}`` -- valid JSON, wrong schema -- and
-plain text). `hang_for` replaces the `latency` wait with `hang_seconds` and combines with the
-others. Waits end early when the server stops, and the request is then left unanswered.
+The persona of a request is read from the last non-assistant message with a line starting
+``Persona: `` (``Persona: cfo (CFO)`` is persona ``cfo``, role ``CFO``), so a retry belongs to the
+persona of its conversation. A line ``Methodology: <id>`` anywhere in the messages puts ``<id>``
+into the report, so a test can check the prompt reached the model. A well-behaved answer cites,
+with their statuses, the first three requirements of the "Open requirements" line (or, when that
+line says none or is absent, the first three requirement lines of the prompt), names each in a
+bullet of its first section, and names no id that is not in the prompt. The report names the client
+only as "the organization" and is the same for the same persona, role, methodology and citations.
+
+Behaviours (attributes, all put back by `reset()`), in order of precedence:
+
+- `fail_all_status`: every request, models included, gets that error status.
+- `rate_limit_first` (int, 0) and `retry_after` (float seconds, 1.0): the first N chat requests
+  since the start or `reset()` (counted in arrival order, every one recorded in `requests`) get a
+  429 with a ``Retry-After`` header (the seconds as text, e.g. ``0.5``) and an OpenAI-shaped
+  rate-limit body, at once; later ones are answered as usual.
+- `reject_json_schema` (None, 400 or 500): a request whose ``response_format`` type is
+  ``json_schema`` gets that status at once, with an error saying the json_schema response format is
+  not supported (llama-cpp-python style); ``json_object`` and no format are accepted.
+  `reject_json_object` (bool): ``json_object`` is rejected the same way, with a 400 -- together, a
+  server that only does plain text.
+- `status_for[persona]`: an error status instead of a completion.
+- `malformed_for`: a 200 whose content is, alternately per persona, ``{"title": 5}`` -- valid JSON,
+  wrong schema -- and plain text.
+- `cite_unknown_for`: personas whose answer cites, in ``citedRequirements`` and in a bullet, an id
+  shaped like the prompt's first requirement id but absent from the prompt, on every attempt;
+  `cite_unknown_once_for`: the same, on a first attempt only (a request with a ``That answer cannot
+  be stored:`` message gets a well-behaved answer). `wrong_status_for`: every attempt cites the
+  first cited requirement with a wrong status (in ``citedRequirements`` and in its bullet); these
+  three combine.
+- `hang_for`: replaces the `latency` wait with `hang_seconds`; combines with the others.
+- `slots` (None: no limit): at most that many chat requests are worked on (wait out their latency
+  or hang) at once; the others queue in arrival order, and a request's latency counts from when it
+  gets its slot, as on a llama.cpp server started with ``--parallel N``. Answers sent at once (the
+  429s, the rejections, an unparseable body) take no slot. `max_in_service` records the most
+  requests holding a slot at once; `max_concurrency` the most in flight, queued ones included.
+- `gzip` (bool): response bodies are gzip-compressed (``Content-Encoding: gzip``) when the
+  request's ``Accept-Encoding`` allows gzip. `chunked` (bool): responses are sent with
+  ``Transfer-Encoding: chunked``, in several chunks, instead of a ``Content-Length``.
+
+Waits (the latency, a hang, a queue for a slot) end early when the server stops, and the request is
+then left unanswered.
 """
 
 from __future__ import annotations
@@ -45,6 +93,9 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
+from collections.abc import Sequence
+from gzip import compress as gzip_compress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import TCPServer
 from typing import Any
@@ -53,9 +104,25 @@ __all__ = ["FakeOpenAIServer", "MODEL_ID"]
 
 MODEL_ID = "fake-model"
 DEFAULT_HANG_SECONDS = 30.0
+DEFAULT_RETRY_AFTER = 1.0
 
 _PERSONA_RE = re.compile(r"^[ \t]*Persona:[ \t]*(\S+)(?:[ \t]+\(([^)\n]*)\))?", re.MULTILINE)
 _METHODOLOGY_RE = re.compile(r"^[ \t]*Methodology:[ \t]*(\S+)", re.MULTILINE)
+_STATUS = r"PARTIALLY MET|NOT MET|met"
+# "- <id> | <title> | <STATUS> | <topics>": the status is the second field from the end.
+_REQUIREMENT_RE = re.compile(
+    rf"^[ \t]*-[ \t]*([^|\n]*?[^|\s])[ \t]*\|.*\|[ \t]*({_STATUS})[ \t]*\|[^|\n]*$", re.MULTILINE | re.IGNORECASE)
+_OPEN_RE = re.compile(r"^[ \t]*Open requirements in the reader's topics[^:\n]*:[ \t]*(.*)$", re.MULTILINE)
+# "<id> (<STATUS>)" items separated by commas; an id may have spaces and parentheses ("Art. 32(1)(a)").
+_OPEN_ITEM_RE = re.compile(rf"(?:^|,)[ \t]*([^,\n]+?)[ \t]*\(({_STATUS})\)(?=[ \t]*(?:,|$))", re.IGNORECASE)
+RETRY_PREFIX = "That answer cannot be stored:"
+MAX_CITED = 3
+
+# Status as the prompt writes it -> as the answer cites it; its words in prose; a wrong one for it.
+_STATUS_IDS = {"MET": "met", "NOT MET": "not_met", "PARTIALLY MET": "partially_met"}
+_STATUS_PROSE = {"met": "is met and evidenced", "not_met": "is not met: nothing is in place yet",
+                 "partially_met": "is partially met: present but incomplete"}
+_WRONG_STATUS = {"met": "not_met", "not_met": "partially_met", "partially_met": "not_met"}
 
 # Error bodies in OpenAI's shape, by status: (type, code, message).
 _ERRORS: dict[int, tuple[str, str | None, str]] = {
@@ -98,14 +165,15 @@ def persona_of(body: Any) -> str | None:
 
 
 def _persona_line(body: Any) -> tuple[str, str | None] | None:
-    messages = _messages(body)
-    if not messages:
-        return None
-    match = _PERSONA_RE.search(_text_of(messages[-1].get("content")))
-    if not match:
-        return None
-    role = (match.group(2) or "").strip() or None
-    return match.group(1), role
+    # The last message, or on a retry the last one before the model's answer that has the line.
+    for message in reversed(_messages(body)):
+        if message.get("role") == "assistant":
+            continue
+        match = _PERSONA_RE.search(_text_of(message.get("content")))
+        if match:
+            role = (match.group(2) or "").strip() or None
+            return match.group(1), role
+    return None
 
 
 def methodology_of(body: Any) -> str | None:
@@ -122,8 +190,65 @@ def _role_from_id(persona: str) -> str:
     return " ".join(w.upper() if len(w) <= 4 and len(words) == 1 else w.capitalize() for w in words if w)
 
 
-def report_for(persona: str | None, role: str | None = None, methodology: str | None = None) -> dict:
-    """The report a well-behaved model writes: deterministic in its arguments."""
+def _prompt_texts(body: Any) -> list[str]:
+    """The texts of the messages the model was given (its own earlier answers excluded)."""
+    return [_text_of(m.get("content")) for m in _messages(body) if m.get("role") != "assistant"]
+
+
+def is_retry(body: Any) -> bool:
+    """Whether the request continues a conversation whose first answer was refused."""
+    return any(m.get("role") == "user" and _text_of(m.get("content")).lstrip().startswith(RETRY_PREFIX)
+               for m in _messages(body))
+
+
+def requirements_of(body: Any) -> list[tuple[str, str]]:
+    """``(id, status)`` of every requirement line of the prompt, in order, status as cited (``not_met``)."""
+    found: dict[str, str] = {}
+    for text in _prompt_texts(body):
+        for match in _REQUIREMENT_RE.finditer(text):
+            found.setdefault(match.group(1), _STATUS_IDS[match.group(2).upper()])
+    return list(found.items())
+
+
+def open_requirements_of(body: Any) -> list[tuple[str, str]]:
+    """``(id, status)`` from the last "Open requirements in the reader's topics" line; [] for none."""
+    for text in reversed(_prompt_texts(body)):
+        lines = _OPEN_RE.findall(text)
+        if lines:
+            items = _OPEN_ITEM_RE.findall(lines[-1])
+            return list({rid.strip(): _STATUS_IDS[status.upper()] for rid, status in items}.items())
+    return []
+
+
+def cited_for(body: Any) -> list[tuple[str, str]]:
+    """What a well-behaved answer cites: up to three open requirements of the reader, else of the prompt."""
+    return (open_requirements_of(body) or requirements_of(body))[:MAX_CITED]
+
+
+def unknown_id_for(body: Any) -> str:
+    """An id shaped like the prompt's first requirement id (so an id check would look at it), not in the prompt."""
+    prompt = "\n".join(_prompt_texts(body))
+    known = requirements_of(body) or open_requirements_of(body)
+    model = known[0][0] if known else "REQ-1"
+    digits = list(re.finditer(r"\d+", model))
+    for n in itertools.count(90):
+        if digits:
+            last = digits[-1]
+            candidate = f"{model[:last.start()]}{n}{model[last.end():]}"
+        else:
+            candidate = f"{model}-{n}"
+        if candidate not in prompt:
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def report_for(persona: str | None, role: str | None = None, methodology: str | None = None,
+               cited: Sequence[tuple[str, str]] = ()) -> dict:
+    """The report a well-behaved model writes: deterministic in its arguments.
+
+    `cited` is the ``(id, status)`` of the requirements it discusses (status ``met``, ``not_met`` or
+    ``partially_met``): each goes into ``citedRequirements`` and into a bullet of the first section.
+    """
     role = role or (_role_from_id(persona) if persona else "Executive Sponsor")
     who = f"the {role}"
     seed = int(hashlib.sha256(f"{persona}|{role}|{methodology}".encode()).hexdigest()[:8], 16)
@@ -153,6 +278,7 @@ def report_for(persona: str | None, role: str | None = None, methodology: str | 
                     "Most requirements are met and evidenced.",
                     f"Open requirements cluster in {focus}.",
                     "Ownership of several controls is not yet assigned.",
+                    *(f"{rid} {_STATUS_PROSE[status]}." for rid, status in cited),
                 ],
             },
             {
@@ -185,6 +311,7 @@ def report_for(persona: str | None, role: str | None = None, methodology: str | 
             f"Schedule a working session with {who} this month to approve the {horizon}-day plan "
             f"and assign owners across the organization."
         ),
+        "citedRequirements": [{"id": rid, "status": status} for rid, status in cited],
     }
 
 
@@ -193,6 +320,61 @@ def _error_body(status: int) -> dict:
         status, ("server_error" if status >= 500 else "invalid_request_error", None, f"HTTP {status}.")
     )
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _format_rejection(status: int, kind: str) -> dict:
+    """A refusal of a response format, in the words of a server without grammar-constrained JSON schemas."""
+    allowed = "'text'" if kind == "json_object" else "'text' or 'json_object'"
+    return {"error": {
+        "message": f"The {kind} response format is not supported by this server: response_format type "
+                   f"must be {allowed}, got '{kind}'.",
+        "type": "invalid_request_error" if status < 500 else "server_error",
+        "param": "response_format", "code": None,
+    }}
+
+
+def _rate_limit_body(model: str, retry_after: float) -> dict:
+    return {"error": {
+        "message": f"Rate limit reached for {model} in organization org-fake on requests per min (RPM): "
+                   f"Limit 3, Used 3, Requested 1. Please try again in {retry_after:g}s. Visit "
+                   f"https://platform.openai.com/account/rate-limits to learn more.",
+        "type": "requests", "param": None, "code": "rate_limit_exceeded",
+    }}
+
+
+def _format_type(body: dict) -> str | None:
+    """The response_format type of a request: ``json_schema``, ``json_object``, ``text``... or None."""
+    fmt = body.get("response_format")
+    if isinstance(fmt, dict) and isinstance(fmt.get("type"), str):
+        return fmt["type"]
+    return None
+
+
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an Accept-Encoding header allows gzip (q-values honoured, ``*`` included)."""
+    weights: dict[str, float] = {}
+    for item in (header or "").split(","):
+        name, *params = item.split(";")
+        weight = 1.0
+        for param in params:
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if name.strip():
+            weights[name.strip().lower()] = weight
+    for name in ("gzip", "x-gzip", "*"):
+        if name in weights:
+            return weights[name] > 0
+    return False
+
+
+def _pieces(data: bytes, count: int = 3) -> list[bytes]:
+    """`data` in up to `count` non-empty pieces of about the same size."""
+    size = max(1, -(-len(data) // count))
+    return [data[i:i + size] for i in range(0, len(data), size)]
 
 
 class _Stopped(Exception):
@@ -282,14 +464,31 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_bytes(status, json.dumps(payload).encode(), headers)
 
     def _send_bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        owner = self.server.owner
+        compressed = owner.gzip and accepts_gzip(self.headers.get("Accept-Encoding"))
+        if compressed:
+            data = gzip_compress(data, mtime=0)
+        chunked = owner.chunked
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("x-request-id", f"req_{next(self.server.owner._ids):08d}")
+        if compressed:
+            self.send_header("Content-Encoding", "gzip")
+        if owner.gzip:
+            self.send_header("Vary", "Accept-Encoding")
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-request-id", f"req_{next(owner._ids):08d}")
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        if not chunked:
+            self.wfile.write(data)
+            return
+        for piece in _pieces(data):      # one write each: the client sees several chunks
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.wfile.write(b"0\r\n\r\n")
 
     def _send_error_status(self, status: int) -> None:
         self._send_json(status, _error_body(status))
@@ -340,18 +539,44 @@ class _Handler(BaseHTTPRequestHandler):
                 "message": "We could not parse the JSON body of your request.",
                 "type": "invalid_request_error", "param": None, "code": None,
             }})
-        owner._record(body)
+        index = owner._record(body)
+        refusal = self._refusal(owner, body, index)
+        if refusal is not None:
+            return self._send_json(*refusal)
         self._answer(owner, body)
 
+    def _refusal(self, owner: FakeOpenAIServer, body: dict,
+                 index: int) -> tuple[int, dict, dict[str, str]] | None:
+        """An answer given at once, before any slot or latency: a rate limit, a refused response format."""
+        if owner.fail_all_status:
+            return None
+        if index < owner.rate_limit_first:
+            model = body.get("model") if isinstance(body.get("model"), str) else MODEL_ID
+            seconds = f"{owner.retry_after:g}"
+            return 429, _rate_limit_body(model, owner.retry_after), {
+                "Retry-After": seconds, "x-ratelimit-limit-requests": "3",
+                "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": f"{seconds}s",
+            }
+        kind = _format_type(body)
+        if kind == "json_schema" and owner.reject_json_schema:
+            return owner.reject_json_schema, _format_rejection(owner.reject_json_schema, kind), {}
+        if kind == "json_object" and owner.reject_json_object:
+            return 400, _format_rejection(400, kind), {}
+        return None
+
     def _answer(self, owner: FakeOpenAIServer, body: dict) -> None:
-        # The answer is built first and sent `latency` after the request arrived, so the server's
-        # own work is inside the latency a benchmark subtracts, as a provider's would be.
+        # The answer is built first and sent `latency` after the request got its slot (arrived, when
+        # it did not queue), so the server's own work is inside the latency a benchmark subtracts.
         found = _persona_line(body)
         persona, role = found if found else (None, None)
         wait = owner.hang_seconds if persona is not None and persona in owner.hang_for else owner.latency
-        status, payload = self._completion(owner, body, persona, role)
-        data = json.dumps(payload).encode()
-        owner._wait(self._arrived + wait - time.monotonic())
+        started = owner._take_slot(self._arrived)
+        try:
+            status, payload = self._completion(owner, body, persona, role)
+            data = json.dumps(payload).encode()
+            owner._wait(started + wait - time.monotonic())
+        finally:
+            owner._release_slot()
         self._send_bytes(status, data)
 
     def _completion(self, owner: FakeOpenAIServer, body: dict, persona: str | None,
@@ -369,9 +594,20 @@ class _Handler(BaseHTTPRequestHandler):
             nth = owner._malformed_count(persona)
             content = '{"title": 5}' if nth % 2 == 0 else "Sorry, I cannot help with that request."
         else:
-            content = json.dumps(report_for(persona, role, methodology_of(body)))
+            report = report_for(persona, role, methodology_of(body), self._citations(owner, body, persona))
+            if _format_type(body) in ("json_schema", "json_object"):
+                content = json.dumps(report)
+            else:  # plain text: the object in a fence between two sentences, as small local models write
+                content = ("Here is the report for this reader as a JSON object.\n\n```json\n"
+                           f"{json.dumps(report, indent=2)}\n```\n\nI hope this helps.")
 
-        prompt_chars = sum(len(_text_of(m.get("content"))) for m in _messages(body))
+        texts = [_text_of(m.get("content")) for m in _messages(body)]
+        prompt_chars = sum(len(text) for text in texts)
+        prefix_chars = 0   # the system prompt and the shared part: what a provider's prompt cache serves
+        for message, text in zip(_messages(body), texts, strict=True):
+            prefix_chars += len(text)
+            if message.get("role") == "user":
+                break
         prompt_tokens, completion_tokens = max(1, prompt_chars // 4), max(1, len(content) // 4)
         return 200, {
             "id": f"chatcmpl-fake{next(owner._ids):08d}",
@@ -388,9 +624,22 @@ class _Handler(BaseHTTPRequestHandler):
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": min(prompt_tokens, prefix_chars // 4)},
             },
             "system_fingerprint": "fp_fake",
         }
+
+    @staticmethod
+    def _citations(owner: FakeOpenAIServer, body: dict, persona: str | None) -> list[tuple[str, str]]:
+        cited = cited_for(body)
+        if persona is None:
+            return cited
+        if persona in owner.wrong_status_for and cited:
+            rid, status = cited[0]
+            cited[0] = (rid, _WRONG_STATUS[status])
+        if persona in owner.cite_unknown_for or (persona in owner.cite_unknown_once_for and not is_retry(body)):
+            cited.append((unknown_id_for(body), "not_met"))
+        return cited
 
 
 class FakeOpenAIServer:
@@ -400,15 +649,30 @@ class FakeOpenAIServer:
         self.latency: float = latency
         self.hang_seconds: float = DEFAULT_HANG_SECONDS
         self.requests: list[dict] = []
+        self.response_formats: list[Any] = []
         self.status_for: dict[str, int] = {}
         self.malformed_for: set[str] = set()
         self.hang_for: set[str] = set()
+        self.cite_unknown_for: set[str] = set()
+        self.cite_unknown_once_for: set[str] = set()
+        self.wrong_status_for: set[str] = set()
         self.fail_all_status: int | None = None
+        self.reject_json_schema: int | None = None
+        self.reject_json_object: bool = False
+        self.rate_limit_first: int = 0
+        self.retry_after: float = DEFAULT_RETRY_AFTER
+        self.slots: int | None = None
+        self.gzip: bool = False
+        self.chunked: bool = False
         self.max_concurrency: int = 0
+        self.max_in_service: int = 0
         self.base_url: str = ""
         self._initial_latency = latency
         self._lock = threading.Lock()
+        self._slot_free = threading.Condition(self._lock)
+        self._queue: deque[object] = deque()   # tickets of the requests waiting for a slot, oldest first
         self._active = 0
+        self._in_service = 0
         self._malformed_seen: dict[str, int] = {}
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
@@ -435,6 +699,8 @@ class FakeOpenAIServer:
         if httpd is None:
             return
         self._stopping.set()             # wake handlers waiting out a latency or a hang
+        with self._slot_free:
+            self._slot_free.notify_all() # and those queued for a slot
         httpd.shutdown()                 # no more accepts; serve_forever returns
         httpd.close_connections()        # wake handlers blocked on idle keep-alive connections
         httpd.server_close()             # close the listening socket, join the handler threads
@@ -453,12 +719,25 @@ class FakeOpenAIServer:
         """Forget requests and behaviours (in place); latency and hang_seconds go back to their defaults."""
         with self._lock:
             self.requests.clear()
+            self.response_formats.clear()
             self._malformed_seen.clear()
             self.max_concurrency = self._active
+            self.max_in_service = self._in_service
+            self.slots = None
+            self._slot_free.notify_all()
         self.status_for.clear()
         self.malformed_for.clear()
         self.hang_for.clear()
+        self.cite_unknown_for.clear()
+        self.cite_unknown_once_for.clear()
+        self.wrong_status_for.clear()
         self.fail_all_status = None
+        self.reject_json_schema = None
+        self.reject_json_object = False
+        self.rate_limit_first = 0
+        self.retry_after = DEFAULT_RETRY_AFTER
+        self.gzip = False
+        self.chunked = False
         self.latency = self._initial_latency
         self.hang_seconds = DEFAULT_HANG_SECONDS
 
@@ -469,9 +748,12 @@ class FakeOpenAIServer:
         return [body for body in snapshot if persona_of(body) == persona]
 
     # ---------------------------------------------------------------- used by the handler
-    def _record(self, body: dict) -> None:
+    def _record(self, body: dict) -> int:
+        """Record a chat request; its index among those recorded since the start or reset()."""
         with self._lock:
             self.requests.append(body)
+            self.response_formats.append(body.get("response_format"))
+            return len(self.requests) - 1
 
     def _arrive(self) -> None:
         with self._lock:
@@ -481,6 +763,33 @@ class FakeOpenAIServer:
     def _leave(self) -> None:
         with self._lock:
             self._active -= 1
+
+    def _take_slot(self, arrived: float) -> float:
+        """Wait, in arrival order, for a slot; when the request's latency starts (`arrived` if it did not queue)."""
+        ticket = object()
+        waited = False
+        with self._slot_free:
+            self._queue.append(ticket)
+            try:
+                while self._queue[0] is not ticket or (self.slots is not None and self._in_service >= self.slots):
+                    if self._stopping.is_set():
+                        raise _Stopped
+                    waited = True
+                    self._slot_free.wait(0.1)   # also notices a change of `slots`
+            except BaseException:
+                self._queue.remove(ticket)
+                self._slot_free.notify_all()
+                raise
+            self._queue.popleft()
+            self._in_service += 1
+            self.max_in_service = max(self.max_in_service, self._in_service)
+            self._slot_free.notify_all()        # the next in line may fit in another free slot
+        return time.monotonic() if waited else arrived
+
+    def _release_slot(self) -> None:
+        with self._slot_free:
+            self._in_service -= 1
+            self._slot_free.notify_all()
 
     def _malformed_count(self, persona: str) -> int:
         with self._lock:
