@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import tempfile
@@ -13,6 +14,7 @@ from app.extensions import db
 from app.generation.facts import AssessmentFacts, RequirementFact
 from app.generation.template_engine import TemplateEngine
 from app.keys.service import issue_api_key
+from tests.support.fake_openai import FakeOpenAIServer
 
 from .llm_server import llm_server
 
@@ -89,6 +91,26 @@ def bench_llm_overhead(runs: int = 9) -> list[dict]:
     return rows
 
 
+def bench_slots(call_time: float = 0.5) -> list[tuple[int, float, float]]:
+    """(slots, generate wall time, ceil(25 / slots) x call time) against a server of few slots, with
+    OPENAI_MAX_CONCURRENCY set to the slots: the queue is ours, so no call times out waiting."""
+    rows = []
+    for slots in (2, 4, 8):
+        with FakeOpenAIServer(latency=call_time) as server, tempfile.TemporaryDirectory() as directory:
+            server.slots = slots
+            app, auth = make_app(directory, REPORT_ENGINE="openai", OPENAI_BASE_URL=server.base_url,
+                                 OPENAI_API_KEY="bench", OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=10,
+                                 OPENAI_MAX_CONCURRENCY=slots)
+            try:
+                client = app.test_client()
+                wall = time_generate(client, auth, submit(client, auth, 20))
+            finally:
+                app.extensions["report_engine"].close()
+                app.extensions["generation_pool"].shutdown()
+            rows.append((slots, wall, math.ceil(25 / slots) * call_time))
+    return rows
+
+
 def bench_template_engine(runs: int = 15) -> list[tuple[int, float, float]]:
     """(requirements, median ms, p90 ms) to write all 25 reports from fresh facts."""
     engine = TemplateEngine()
@@ -131,6 +153,11 @@ def main() -> None:
     for row in bench_llm_overhead():
         print(f"| {row['latency'] * 1000:.0f} ms | {row['wall'] * 1000:.0f} ms | {row['overhead'] * 1000:.0f} ms"
               f" | {row['one'] * 1000:.0f} ms | {(row['overhead'] - row['one']) * 1000:.0f} ms |")
+    print("\nopenai engine against a server of few slots (0.5 s a call), OPENAI_MAX_CONCURRENCY = slots:\n")
+    print("| slots | generate wall time | ceil(25 / slots) x call time |")
+    print("|---|---|---|")
+    for slots, wall, expected in bench_slots():
+        print(f"| {slots} | {wall:.2f} s | {expected:.1f} s |")
     print("\ntemplate engine, 25 reports from fresh facts, median of 15:\n")
     print("| requirements | 25 reports, median (goal ≤ 50 ms at 200) | p90 |")
     print("|---|---|---|")
