@@ -181,8 +181,9 @@ class OpenAIEngine:
         usage = Usage()
         errors = ""
         for _attempt in range(2):
-            text = self.negotiator.complete(self._call, messages, usage)
+            text = None
             try:
+                text = self.negotiator.complete(self._call, messages, usage)
                 content = self._parse(text)
                 check_grounding(content, _anonymous(facts), prompt="\n".join(m["content"] for m in messages[:3]))
                 break
