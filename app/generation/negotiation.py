@@ -27,8 +27,10 @@ JSON_SCHEMA_FORMAT = {"type": "json_schema",
                       "json_schema": {"name": "persona_report", "strict": True, "schema": CONTENT_JSON_SCHEMA}}
 SCHEMA_INSTRUCTION = ("Answer with one JSON object and nothing else, matching this JSON schema: "
                       + json.dumps(CONTENT_JSON_SCHEMA, separators=(",", ":")))
-# Words in a rejection that show the server refused the response format, not the request as such.
-_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.I)
+# Words in a rejection that show the server refused the response format, not the request as such
+# (llama.cpp's server may also fail to read back its own json_schema output: "... does not match
+# the expected peg-native format", a 500 that json_object avoids).
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema|grammar|\bformat\b", re.I)
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
 

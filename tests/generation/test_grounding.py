@@ -51,3 +51,21 @@ def test_figures_years_and_plain_numbers_are_not_taken_for_ids(text):
 ])
 def test_the_json_object_is_found_in_a_plain_text_answer(raw, expected):
     assert extract_json(raw) == expected
+
+
+@pytest.mark.parametrize("status,message,refused", [
+    (400, "'response_format' of type 'json_schema' is not supported with this model.", True),
+    (500, "The json_schema response format is not supported", True),
+    (500, "The model produced output that does not match the expected peg-native format", True),
+    (400, "request (5181 tokens) exceeds the available context size (2048 tokens)", False),
+    (500, "The server had an error while processing your request.", False),
+    (503, "json_schema overloaded", False),
+])
+def test_only_a_refused_response_format_steps_down_a_mode(status, message, refused):
+    import httpx2 as httpx
+    from openai import APIStatusError
+
+    from app.generation.negotiation import rejects_format
+
+    response = httpx.Response(status, request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+    assert rejects_format(APIStatusError(message, response=response, body={"error": {"message": message}})) is refused
