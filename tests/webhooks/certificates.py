@@ -1,5 +1,5 @@
-"""A throwaway certificate authority for the TLS webhook tests (built like the self-signed helper in
-tests/generation/test_http_transport.py, plus a CA so that the leaf is checked as a server's would be)."""
+"""A throwaway certificate authority for the TLS webhook tests (a CA and a leaf signed by it, so that the
+leaf is checked as a server's would be)."""
 
 from __future__ import annotations
 
