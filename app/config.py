@@ -115,6 +115,7 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "TRUSTED_PROXIES": _int(env, "TRUSTED_PROXIES", 0),
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
+        "EMBED_VIEW_FLUSH_SECONDS": _float(env, "EMBED_VIEW_FLUSH_SECONDS", 2.0),
         "PORTAL_LOGIN_LIMIT_PER_ADDRESS": env.get("PORTAL_LOGIN_LIMIT_PER_ADDRESS") or "10/minute;100/hour",
         "PORTAL_LOGIN_LIMIT_PER_ACCOUNT": env.get("PORTAL_LOGIN_LIMIT_PER_ACCOUNT") or "5/minute;20/hour",
         "MAX_CONTENT_LENGTH": 1024 * 1024,

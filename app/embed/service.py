@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from sqlalchemy import select, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import select
 from sqlalchemy.orm import joinedload, selectinload
 from werkzeug.security import safe_join
 
@@ -163,19 +162,6 @@ def frame_ancestors(assessment: Assessment | None) -> str:
         return ANY_ANCESTOR
     origins = [o for o in assessment.api_key.embed_origins or [] if _ORIGIN.fullmatch(o)]
     return " ".join(origins) if origins else ANY_ANCESTOR
-
-
-def count_view(report: Report) -> None:
-    """Add one view to a report in one atomic UPDATE; a failure costs the count, never the page."""
-    report_id = report.id
-    try:
-        db.session.execute(
-            update(Report).where(Report.id == report_id).values(view_count=Report.view_count + 1)
-            .execution_options(synchronize_session=False))
-        db.session.commit()
-    except SQLAlchemyError:
-        log.warning("could not count a view of report %s", report_id, exc_info=True)
-        db.session.rollback()
 
 
 @lru_cache(maxsize=32)

@@ -6,7 +6,7 @@ import base64
 import hashlib
 import re
 
-from flask import Blueprint, Response, abort, g, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, g, render_template, request, url_for
 
 from . import service
 
@@ -36,7 +36,15 @@ def _assessment_or_404(token: str):
 
 def _count_view(report) -> None:
     if request.method == "GET":  # a HEAD request shows nobody the report
-        service.count_view(report)
+        current_app.extensions["view_counter"].add(report.id)
+
+
+def _page(html: str) -> Response:
+    """A page with an ETag: a reload whose copy is current gets a bodiless 304. The token was checked
+    before this (a rotated or deleted one is a 404 at once), and `no-cache` makes the browser ask."""
+    response = current_app.make_response(html)
+    response.add_etag()
+    return response.make_conditional(request)
 
 
 @bp.get("/assessment/<token>")
@@ -51,7 +59,7 @@ def assessment_page(token: str):
         fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
     if selected is not None:
         _count_view(selected)
-    return html
+    return _page(html)
 
 
 @bp.get("/assessment/<token>/reports/<persona>")
@@ -63,7 +71,7 @@ def report_fragment(token: str, persona: str):
         abort(404)
     html = render_template("embed/_report.html", report=report.content)
     _count_view(report)
-    return html
+    return _page(html)
 
 
 @bp.get("/report/<token>")
@@ -76,7 +84,7 @@ def report_page(token: str):
     html = render_template("embed/report.html", header=service.header_for(report.assessment),
                            persona_label=service.persona_label(report.persona), report=report.content)
     _count_view(report)
-    return html
+    return _page(html)
 
 
 def content_security_policy(ancestors: str, style_hashes: list[str]) -> str:
@@ -119,6 +127,8 @@ def embed_headers(response: Response) -> Response:
     response.headers["X-Content-Type-Options"] = "nosniff"
     if request.endpoint == "embed.static" and response.status_code in (200, 304):
         _static_cache(response)
+    elif response.status_code in (200, 304):
+        response.headers["Cache-Control"] = "private, no-cache"   # kept, but revalidated on every view
     else:
         response.headers["Cache-Control"] = "no-store"
     return response

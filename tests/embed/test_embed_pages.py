@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 import pytest
 from sqlalchemy import select, update
@@ -42,6 +43,7 @@ def report_content(client, auth, record, persona) -> dict:
 
 
 def view_counts(client, auth, record) -> dict[str, int]:
+    client.application.extensions["view_counter"].flush()   # what the background flush writes within seconds
     reports = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["reports"]
     return {r["persona"]: r["viewCount"] for r in reports}
 
@@ -241,7 +243,8 @@ def test_every_embed_response_carries_the_security_headers(client, generated):
         assert response.headers["Referrer-Policy"] == "no-referrer", name
         assert response.headers["X-Robots-Tag"] == "noindex", name
         assert response.headers["X-Content-Type-Options"] == "nosniff", name
-        assert response.headers["Cache-Control"] == "no-store", name
+        expected = "private, no-cache" if response.status_code == 200 else "no-store"
+        assert response.headers["Cache-Control"] == expected, name
         assert "Set-Cookie" not in response.headers, name
 
 
@@ -417,3 +420,64 @@ def test_viewer_page_and_its_assets_fit_in_60_kb(client, auth):
             total += len(response.data)
             response.close()
         assert total <= PAGE_BUDGET, f"{persona}: {total} bytes"
+
+
+# --------------------------------------------------------------------------- caching and counting off the request path
+
+def test_a_reload_costs_a_304_while_the_token_is_valid_and_a_404_once_it_is_rotated(client, auth, generated):
+    record, result = generated
+    for path in (embed_path(record), embed_path(record) + "/reports/cfo", view_path(result, "cfo")):
+        first = client.get(path)
+        assert first.status_code == 200 and first.headers["ETag"]
+        again = client.get(path, headers={"If-None-Match": first.headers["ETag"]})
+        assert again.status_code == 304 and again.data == b"", path
+        assert again.headers["Cache-Control"] == "private, no-cache"
+    etag = client.get(embed_path(record)).headers["ETag"]
+    rotated = client.post(f"/api/v1/assessments/{record['id']}/embed-token/rotate", headers=auth)
+    assert rotated.status_code == 200
+    gone = client.get(embed_path(record), headers={"If-None-Match": etag})
+    assert gone.status_code == 404 and gone.headers["Cache-Control"] == "no-store"
+
+
+def test_views_reach_the_database_within_seconds_without_a_write_per_view(app_factory, make_key):
+    app = app_factory(EMBED_VIEW_FLUSH_SECONDS=0.2)
+    client = app.test_client()
+    auth = {"Authorization": f"Bearer {make_key().api_key}"}
+    record = submit(client, auth)
+    client.post(f"/api/v1/assessments/{record['id']}/generate", headers=auth)
+    writes = []
+
+    def count_writes(conn, cursor, statement, *args):
+        if statement.lstrip().upper().startswith("UPDATE REPORTS"):
+            writes.append(statement)
+
+    with app.app_context():
+        from sqlalchemy import event
+
+        from app.extensions import db
+
+        engine = db.engine
+    event.listen(engine, "before_cursor_execute", count_writes)
+    try:
+        for _ in range(20):
+            assert client.get(embed_path(record) + "?persona=cfo").status_code == 200
+        assert writes == []          # nothing written on the request path
+        deadline = time.monotonic() + 5
+        while True:
+            reports = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["reports"]
+            if next(r["viewCount"] for r in reports if r["persona"] == "cfo") == 20:
+                break
+            assert time.monotonic() < deadline, "the views were not written within 5 s"
+            time.sleep(0.05)
+        assert 1 <= len(writes) <= 5   # in a batch or a few, not one per view
+    finally:
+        event.remove(engine, "before_cursor_execute", count_writes)
+
+
+def test_views_left_in_memory_are_written_at_a_clean_stop(app, client, auth, generated):
+    record, _ = generated
+    for _ in range(3):
+        client.get(embed_path(record) + "?persona=ciso")
+    app.extensions["view_counter"].stop()
+    reports = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["reports"]
+    assert next(r["viewCount"] for r in reports if r["persona"] == "ciso") == 3
