@@ -57,6 +57,15 @@ def bare_flask(module: str = "bench.bare_app"):
 
 
 @contextmanager
+def bare_page(path: str):
+    """A bare Flask handler sending the bytes of the file at `path` as HTML; yields its URL."""
+    port = free_port()
+    with _process([sys.executable, "-m", "bench.bare_page_app", str(port), str(THREADS), path], dict(os.environ),
+                  f"http://127.0.0.1:{port}/bare"):
+        yield f"http://127.0.0.1:{port}/bare"
+
+
+@contextmanager
 def service(directory: str, **env_overrides):
     """The service under waitress on a fresh SQLite database; yields (base URL, env)."""
     port = free_port()

@@ -12,6 +12,7 @@ from app.catalog import PERSONAS
 from app.extensions import db
 from app.models import Report
 from tests.factories import submission
+from tests.support.fake_openai import FakeOpenAIServer
 
 
 def setup(openai_app, make_key, **overrides):
@@ -220,22 +221,23 @@ def test_a_server_that_only_does_plain_text_still_gives_25_reports(openai_app, m
     assert "JSON schema" in str(fake_openai.requests[-1]["messages"][0]["content"])
 
 
-def test_calls_in_flight_are_capped_and_the_timeout_counts_from_the_slot(app_factory, make_key, fake_openai):
+def test_calls_in_flight_are_capped_and_the_timeout_counts_from_the_slot(app_factory, make_key):
     # A server with 2 slots, calls of 0.4 s: 25 calls queued on the provider side would take 5 s, and
     # the back of the queue would time out at 3 s; with OPENAI_MAX_CONCURRENCY=2 the wait happens
-    # here, off the clock, and the run takes about ceil(25 / 2) x 0.4 s.
-    fake_openai.slots = 2
-    fake_openai.latency = 0.4
-    app = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
-                      OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=3, OPENAI_MAX_CONCURRENCY=2)
-    client, auth, record = setup(app, make_key)
-    result = generate(client, auth, record["id"]).get_json()
-    with app.app_context():
-        errors = db.session.execute(select(Report.persona, Report.error).where(Report.error.is_not(None))).all()
-    assert result["failedReports"] == 0, errors
-    # The server counts a request from arrival until its handler has finished sending, so the next
-    # call can arrive a moment before the last one is counted out: 3, never the 25 of an uncapped run.
-    assert fake_openai.max_concurrency <= 3 and fake_openai.max_in_service == 2
+    # here, off the clock, and the run takes about ceil(25 / 2) x 0.4 s. A server of its own: the
+    # shared one may still be serving an earlier test's hung call, which would hold a slot.
+    with FakeOpenAIServer(latency=0.4) as server:
+        server.slots = 2
+        app = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="test",
+                          OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=3, OPENAI_MAX_CONCURRENCY=2)
+        client, auth, record = setup(app, make_key)
+        result = generate(client, auth, record["id"]).get_json()
+        with app.app_context():
+            errors = db.session.execute(select(Report.persona, Report.error).where(Report.error.is_not(None))).all()
+        assert result["failedReports"] == 0, errors
+        # The server counts a request from arrival until its handler has finished sending, so the
+        # next call can arrive a moment before the last is counted out: 3, never the 25 of an uncapped run.
+        assert server.max_concurrency <= 3 and server.max_in_service == 2
 
 
 def test_a_429_with_retry_after_is_waited_out(app_factory, make_key, fake_openai):
