@@ -63,6 +63,7 @@ def app_factory(backend, tmp_path):
     yield make
     for application in made:
         application.extensions["webhook_sender"].stop()
+        application.extensions["view_counter"].stop()   # writes what is left, then no more connections
         application.extensions["generation_pool"].shutdown(wait=True)
         engine = application.extensions["report_engine"]
         if hasattr(engine, "close"):

@@ -73,12 +73,15 @@ class ViewCounter:
         while not self._stopped:
             self._wake.wait(self.interval)
             self._wake.clear()
-            self.flush()
+            if not self._stopped:   # stop() writes the rest itself
+                self.flush()
 
     def stop(self) -> None:
-        """Write what is left and stop the thread (at exit)."""
+        """Write what is left and stop the thread (at exit); views after this are not counted."""
         self._stopped = True
         self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         self.flush()
 
 
