@@ -80,9 +80,12 @@ class Negotiator:
         """Forget every server's mode (for tests that reuse one URL for servers that behave differently)."""
         with cls._registry_lock:
             for negotiator in cls._registry.values():
-                negotiator.__init__()
+                negotiator._start_over()
 
     def __init__(self) -> None:
+        self._start_over()
+
+    def _start_over(self) -> None:
         self.mode = 0
         self._lock = threading.Lock()
         self._probing = False

@@ -138,10 +138,6 @@ class Reading:
             shown.append(f"{rest} more")
         return join(shown)
 
-    def obliges(self, i: int) -> str | None:
-        info = self.framework.info(self.f.requirements[i].id) if self.framework else None
-        return info["obliges"] if info else None
-
     def angle(self, topic: Topic) -> str:
         return self.fill(self.p.angles[topic.id])
 
@@ -159,19 +155,9 @@ class Reading:
                          angle=angle, Angle=cap(angle))
 
     # ------------------------------------------------------------------ sourced facts
-    def facts_for(self, kinds: tuple[str, ...] | None = None, limit: int = MAX_FACTS) -> list[dict]:
-        """The reader's sourced facts: those the run allotted to this persona (see `allot_facts`),
-        or, for other kinds, the first fact of each kind from the first pool that has it."""
-        if kinds is None:
-            return list(allot_facts(self.f)[self.p.id])[:limit]
-        out: list[dict] = []
-        for kind in kinds:
-            fact = next((x for pool in fact_pools(self.f) for x in pool if x["kind"] == kind and x not in out), None)
-            if fact:
-                out.append(fact)
-            if len(out) >= limit:
-                break
-        return out
+    def facts_for(self) -> list[dict]:
+        """The sourced facts the run allotted to this reader (see `allot_facts`), most wanted first."""
+        return list(allot_facts(self.f)[self.p.id])
 
     def cite(self, fact: dict) -> str:
         """A fact's text, recorded for the sources appendix."""
