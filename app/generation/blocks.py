@@ -14,7 +14,7 @@ from collections import Counter
 
 from .plan import work_plan
 from .reading import MAX_GROUPS, POLICY, STATUS_WORD, Reading, topic_labels
-from .wording import cap
+from .wording import cap, plural
 
 Output = tuple[list[str], list[str]]
 FIGURE = re.compile(r"[$€£]\s?\d|EUR \d|\d+(\.\d+)?%")
@@ -282,3 +282,90 @@ BLOCKS = {"position": position, "assumption": assumption, "findings": findings, 
           "measures": measures, "effort": effort, "sequence": sequence, "evidence": evidence,
           "decisions": decisions, "questions": questions, "coverage": coverage, "residual": residual,
           "alternatives": alternatives}
+
+
+# ---------------------------------------------------------------------- key points
+def _open_mix(r: Reading, indices: tuple[int, ...] | list[int]) -> str:
+    """ "2 not met, 1 partly met" """
+    statuses = Counter(r.f.requirements[i].status for i in indices)
+    parts = [f"{statuses[s]} {STATUS_WORD[s]}" for s in ("not_met", "partially_met") if statuses[s]]
+    return ", ".join(parts)
+
+
+def key_points(r: Reading) -> list[str]:
+    """Three to five short points for the top of the page: what this reader should take away at a glance.
+    Facts only (counts, names, the plan's figures); the report's prose argues them."""
+    if not r.f.total:
+        return ["The assessment lists no requirements yet"]
+    if r.relation == "outside_reader":
+        return _outside_points(r)
+    plan = work_plan(r.f)
+    term = r.item_term
+    if r.all_met:
+        points = [f"All {r.f.total} {plural(term)} recorded as met"]
+        points.append(f"Not assessed here: {topic_labels(r.uncovered)}" if r.uncovered else
+                      "What is left is keeping the evidence current between assessments")
+        kept = [t for t in (r.content.topics[t] for t in r.p.topics) if t not in r.uncovered][:3]
+        if kept:
+            points.append(f"Your upkeep: {topic_labels(kept)}")
+        return points
+    if not r.groups:
+        points = [f"Nothing open in your area; {r.others_count} open "
+                  f"{'item sits' if r.others_count == 1 else 'items sit'} with other owners",
+                  f"Whole assessment: {plan.total_range} person-days of work (planning table)"]
+        if r.met_mine:
+            points.append(f"Met in your area: {r.shorts(r.met_mine, limit=3)}")
+        return points
+    policy = any(g.policy for g in r.groups)
+    n = len(r.mine_open)
+    head = f"{r.item(n)} open in your area" if n else "Open in your area"
+    mix = ", ".join(filter(None, [_open_mix(r, r.mine_open), "no documented security policy" if policy else ""]))
+    points = [f"{head}: {mix}"]
+    first = next((i for g in r.groups for i in g.indices), None)
+    if first is not None:
+        points.append(f"First to close: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}")
+    lo = sum(plan.effort(g.indices)[0] + (plan.policy_effort[0] if g.policy else 0) for g in r.groups)
+    hi = sum(plan.effort(g.indices)[1] + (plan.policy_effort[1] if g.policy else 0) for g in r.groups)
+    if r.relation == "operator":
+        mine = set(r.mine_open)
+        weeks = [s for s in plan.steps if mine & set(s.indices) or (policy and not s.indices)]
+        when = f", in {weeks[0].window.lower()}" if len(weeks) == 1 else (
+            f", from week {weeks[0].first_week} to week {max(s.last_week for s in weeks)}" if weeks else "")
+        points.append(f"Your work: {lo}-{hi} person-days{when} (planning table)")
+    else:
+        points.append(f"Your area: {lo}-{hi} of {plan.total_range} person-days for the whole assessment "
+                      f"(planning table)")
+    if r.others_count:
+        points.append(f"{r.others_count} more open {'item sits' if r.others_count == 1 else 'items sit'} "
+                      f"with other owners")
+    return points
+
+
+def _brief_ref(r: Reading, i: int, limit: int = 70) -> str:
+    """A requirement's ref with its title cut at a word near `limit` characters (NIST CSF titles are
+    whole outcome statements); the appendix and the prose carry the full title."""
+    req = r.f.requirements[i]
+    title = req.title.strip()
+    if len(title) <= limit:
+        return r.ref(i)
+    cut = title[:limit].rsplit(" ", 1)[0].rstrip(",;:")
+    return r.ref(i).replace(title, cut + "\u2026", 1)
+
+
+def _outside_points(r: Reading) -> list[str]:
+    """Evidence, not work: where the record is weakest in the reader's areas, what was not assessed."""
+    weak = []
+    for tid in r.p.topics:
+        ix = [i for i, ts in enumerate(r.f.topics) if ts[:1] == (tid,) and i in r.f.open_set]
+        if ix:
+            weak.append(f"{r.content.topics[tid].label} ({_open_mix(r, ix)})")
+    points = [f"Weakest evidence: {'; '.join(weak[:2])}" if weak else
+              f"Every assessed {r.item_term} in your areas is recorded as met"]
+    if r.policy_gap:
+        points.append("No documented security policy: a governance finding")
+    if r.uncovered:
+        points.append(f"Not assessed here: {topic_labels(r.uncovered)}")
+    if not weak:
+        points.append("Residual risk is upkeep: met controls weaken unless their evidence is kept current")
+    points.append("Statuses as recorded by the assessment, not tested for this report")
+    return points

@@ -57,8 +57,25 @@ class EngineContentSchema(ReportTextSchema):
                                     validate=validate.Length(max=400))
 
 
+class RequirementRowSchema(Schema):
+    id = fields.String()
+    title = fields.String()
+    status = fields.String(metadata={"description": "met, not_met or partially_met"})
+    asks = fields.String(allow_none=True, metadata={"description": "what an open requirement asks for, where the "
+                                                                   "framework pack knows it; null otherwise"})
+
+
+class StoredSectionSchema(SectionSchema):
+    requirements = fields.List(fields.Nested(RequirementRowSchema), metadata={
+        "description": "only on the requirements appendix: every requirement in scope, as data"})
+
+
 class ReportContentSchema(ReportTextSchema):
     """A stored report as `GET /assessments/:id/reports/:persona` returns it."""
+
+    sections = fields.List(fields.Nested(StoredSectionSchema))
+    keyPoints = fields.List(fields.String(), metadata={
+        "description": "three to five short points for this reader, shown at the top of the pages"})
 
     persona = fields.String()
     personaLabel = fields.String()
@@ -88,9 +105,13 @@ def apply_display_name(content: dict, display_name: str | None) -> dict:
     return {
         **content,
         "title": swap(content["title"]), "summary": swap(content["summary"]),
-        "sections": [{"heading": swap(s["heading"]), "paragraphs": [swap(p) for p in s["paragraphs"]],
-                      "bullets": [swap(b) for b in s["bullets"]]} for s in content["sections"]],
+        "sections": [{**s, "heading": swap(s["heading"]), "paragraphs": [swap(p) for p in s["paragraphs"]],
+                      "bullets": [swap(b) for b in s["bullets"]],
+                      **({"requirements": [{**row, "asks": swap(row["asks"]) if row["asks"] else None}
+                                           for row in s["requirements"]]} if "requirements" in s else {})}
+                     for s in content["sections"]],
         "callToAction": swap(content["callToAction"]),
+        **({"keyPoints": [swap(k) for k in content["keyPoints"]]} if "keyPoints" in content else {}),
     }
 
 

@@ -21,6 +21,7 @@ from openai import OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
+from .blocks import key_points
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
 from .grounding import GroundingError, check_grounding
@@ -28,6 +29,7 @@ from .negotiation import Negotiator, extract_json
 from .plan import work_plan
 from .reading import slots_for
 from .template_engine import TemplateEngine, appendix, basis, reading_for
+from .wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,7 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
     plan = work_plan(facts)
     lines = [f"Framework: {facts.framework}"]
     if fw:
-        lines += [f"Knowledge pack: {fw.name}. It protects {fw.data_term}; line items are {fw.item_term}s; "
+        lines += [f"Knowledge pack: {fw.name}. It protects {fw.data_term}; line items are {plural(fw.item_term)}; "
                   f"assessed or enforced by {fw.assessor}.",
                   f"Deliverable: {fw.deliverable.format_map(slots_for(facts))}"]
     else:
@@ -198,9 +200,11 @@ class OpenAIEngine:
                     "_fallback_reason": f"the model's answer failed its checks twice: {errors}"[:1000],
                     "_usage": usage.as_dict()}
         content.pop("citedRequirements", None)
-        # What the model does not write: the appendices and the reader's relation.
+        # What the model does not write: the appendices, the key points (figures from the shared plan)
+        # and the reader's relation.
         r = reading_for(facts, persona_id, methodology_id)
         content["sections"] += [appendix(facts, r.relation), basis(r)]
+        content["keyPoints"] = key_points(r)
         content["readerRelation"] = r.relation
         content["knowledge"] = {"framework": r.framework.key if r.framework else None,
                                 "industry": r.industry.key if r.industry else None}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..content import Persona, Plan, Topic, load
 from .facts import AssessmentFacts
-from .wording import cap, join
+from .wording import cap, join, plural
 
 STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
 MAX_GROUPS = 4       # topic groups discussed in the body of one report
@@ -105,7 +105,7 @@ class Reading:
     def item(self, n: int) -> str:
         """ "one criterion", "3 controls" """
         term = self.item_term
-        return f"one {term}" if n == 1 else f"{n} {term}s"
+        return f"one {term}" if n == 1 else f"{n} {plural(term)}"
 
     # ------------------------------------------------------------------ filling text
     def fill(self, text: str, **extra: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
 from ..content import Persona
-from .blocks import BLOCKS
+from .blocks import BLOCKS, key_points
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
 from .reading import POLICY, STATUS_WORD, Reading, slots_for
@@ -60,19 +60,23 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
     framework pack knows it; the same list in all 25 reports."""
     def build():
         pack = facts.framework_pack
-        bullets = []
+        bullets, rows = [], []
         for r in facts.requirements:
             line = f"{r.id} {r.title}: {STATUS_WORD[r.status]}".strip()
             info = pack.info(r.id) if pack and r.status != "met" else None
-            if info:
-                line += f". Asks for {info['obliges'].format_map(slots_for(facts))}"
+            asks = info["obliges"].format_map(slots_for(facts)) if info else None
+            if asks:
+                line += f". Asks for {asks}"
             bullets.append(line)
+            rows.append({"id": r.id.strip(), "title": r.title.strip(), "status": r.status, "asks": asks})
         counts = (f"Statuses as recorded by the assessment: {facts.met} met, {facts.partially_met} partly met "
                   f"and {facts.not_met} not met, of {facts.total}." if facts.open_count else
                   f"All {facts.total} requirements are recorded as met." if facts.total else
                   "The assessment lists no requirements.")
         return {"heading": APPENDIX_HEADING, "paragraphs": [counts, STATUS_NOTE[relation]]
-                if facts.open_count or relation == "outside_reader" else [counts], "bullets": bullets}
+                if facts.open_count or relation == "outside_reader" else [counts], "bullets": bullets,
+                # The same list as data, for pages that show it as a table with status chips.
+                "requirements": rows}
     return facts.memo(("appendix", relation), build)
 
 
@@ -126,7 +130,8 @@ class TemplateEngine:
             sections.append(basis_section)
         title = (p.title_clean if r.all_met else p.title) if facts.total else NO_REQUIREMENTS_TITLE
         return {"title": r.fill(title),
-                "summary": summary(r), "sections": sections, "callToAction": call_to_action(r, p),
+                "summary": summary(r), "keyPoints": key_points(r), "sections": sections,
+                "callToAction": call_to_action(r, p),
                 "readerRelation": p.relation,
                 "knowledge": {"framework": r.framework.key if r.framework else None,
                               "industry": r.industry.key if r.industry else None}}

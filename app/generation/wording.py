@@ -14,3 +14,13 @@ def join(items: list[str]) -> str:
 
 def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+_IRREGULAR = {"criterion": "criteria"}
+
+
+def plural(noun: str) -> str:
+    """ "criterion" -> "criteria", "subcategory" -> "subcategories", "control" -> "controls" """
+    if noun in _IRREGULAR:
+        return _IRREGULAR[noun]
+    return noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"

@@ -267,6 +267,33 @@ def test_every_report_ends_with_the_requirements_it_covers():
             assert bullet.startswith(f"{req['id']} {req['title']}: {status}")
 
 
+def test_the_appendix_carries_the_requirements_as_rows_for_the_pages_table():
+    for case, _methodology, _, report in all_reports(("spin",)):
+        appendix = next(s for s in report["sections"] if s["heading"] == APPENDIX_HEADING)
+        reqs = SAMPLES[case]["requirements"]
+        assert [(r["id"], r["title"], r["status"]) for r in appendix["requirements"]] == [
+            (q["id"], q["title"], q["status"]) for q in reqs]
+        for row, bullet in zip(appendix["requirements"], appendix["bullets"], strict=True):
+            assert (row["asks"] is not None) == ("Asks for" in bullet)
+            assert row["asks"] is None or row["status"] != "met"
+
+
+def test_every_report_opens_with_a_few_short_points_for_its_reader():
+    for case, _methodology, persona, report in all_reports(("spin",)):
+        points = report["keyPoints"]
+        assert 2 <= len(points) <= 5, (case, persona, points)
+        assert all(len(p) <= 200 and not p.endswith(".") for p in points), (case, persona, points)
+        assert len(set(points)) == len(points)
+        if PERSONA_BY_ID[persona].relation == "outside_reader":   # evidence, never work or money
+            assert not any("person-days" in p or "First to close" in p for p in points), (case, persona)
+    hipaa = run("hipaa_clinic", "spin")
+    assert hipaa["cfo"]["keyPoints"][1].startswith("First to close: Emergency mode operation plan")
+    assert "person-days" in hipaa["network_admin"]["keyPoints"][2]
+    assert hipaa["external_auditor"]["keyPoints"][0].startswith("Weakest evidence:")
+    clean = run("iso27001_all_met", "spin")
+    assert clean["ceo_president"]["keyPoints"][0] == "All 12 controls recorded as met"
+
+
 def test_reports_are_substantial_but_not_padded():
     for case, methodology, persona, report in all_reports(METHOD_IDS):
         main = [s for s in report["sections"] if not s["heading"].startswith("Appendix")]
