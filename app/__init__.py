@@ -75,12 +75,13 @@ def start_background_work(app: Flask) -> None:
 
 def register_extensions(app: Flask) -> None:
     from . import database, generation, portal, webhooks
-    from .embed import counter
+    from .embed import counter, pdf
     from .extensions import csrf
 
     database.init_app(app)
     generation.init_app(app)
     counter.init_app(app)
+    pdf.init_app(app)
     webhooks.init_app(app)
     csrf.init_app(app)
     portal.init_app(app)

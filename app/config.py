@@ -116,6 +116,12 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
         "EMBED_VIEW_FLUSH_SECONDS": _float(env, "EMBED_VIEW_FLUSH_SECONDS", 2.0),
+        # PDFs count against EMBED_RATE_LIMIT like every page, and against this stricter one of their own.
+        "EMBED_PDF_RATE_LIMIT": env.get("EMBED_PDF_RATE_LIMIT") or "20/minute",
+        "EMBED_PDF_MAX_CONCURRENT": _int(env, "EMBED_PDF_MAX_CONCURRENT", 2, minimum=1),
+        "EMBED_PDF_WAIT_SECONDS": _float(env, "EMBED_PDF_WAIT_SECONDS", 60.0),
+        # The name the pages give this service in their footer (a white-label brand hides it).
+        "SERVICE_NAME": env.get("SERVICE_NAME") or "Compliance Report Service",
         "PORTAL_LOGIN_LIMIT_PER_ADDRESS": env.get("PORTAL_LOGIN_LIMIT_PER_ADDRESS") or "10/minute;100/hour",
         "PORTAL_LOGIN_LIMIT_PER_ACCOUNT": env.get("PORTAL_LOGIN_LIMIT_PER_ACCOUNT") or "5/minute;20/hour",
         "MAX_CONTENT_LENGTH": 1024 * 1024,

@@ -17,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -79,6 +80,14 @@ class ApiKey(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The partner's brand on the pages and PDFs its clients see (checked by app/keys/brand.py).
+    brand_name: Mapped[str | None] = mapped_column(String(100))            # "Prepared by <name>"
+    brand_color: Mapped[str | None] = mapped_column(String(7))             # accent, lowercase #rrggbb
+    # Deferred: listing keys (and every API request's key lookup) never loads up to 64 KB of image.
+    brand_logo: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    brand_logo_type: Mapped[str | None] = mapped_column(String(40))        # image/png or image/svg+xml
+    brand_logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)  # sha256: /embed/logo/<digest>
+    white_label: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # no mention of us
 
     partner: Mapped[Partner] = relationship(back_populates="keys")
 
@@ -243,3 +252,19 @@ class PortalSession(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # Renewed at most once a minute by the requests that use the session; expired rows are pruned by it.
     last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+class EmbedPdf(db.Model):
+    """A rendered PDF of the embed pages: one per report (`scope` = persona) and one of all reports
+    (`scope` = "all"). `fingerprint` names what it was printed from (the run, the brand, the layout);
+    a request whose fingerprint differs prints it again, so a new run never serves the last one's PDF."""
+
+    __tablename__ = "embed_pdfs"
+    __table_args__ = (UniqueConstraint("assessment_id", "scope"), NEVER_REUSED)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    assessment_id: Mapped[int] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
+    scope: Mapped[str] = mapped_column(String(40))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    pdf: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -145,6 +145,9 @@ def _rate_limited(error: RateLimitExceeded):
     return response
 
 
+PDF_ENDPOINTS = ("embed.report_pdf", "embed.assessment_pdf")
+
+
 def init_app(app: Flask) -> None:
     """Trust proxies as configured, then limit the API per key and the embed pages per address."""
     if app.config["TRUSTED_PROXIES"]:
@@ -171,5 +174,9 @@ def init_app(app: Flask) -> None:
     guard.shared_limit(auth_failure_limit, scope="api-auth-failure", key_func=address_key)(api_bp)
     # Versioned assets are cached for a year by browsers; counting them would only spend the budget.
     limiter.shared_limit(embed_limit, scope="embed", key_func=embed_limit_key,
-                         exempt_when=lambda: request.endpoint == "embed.static")(embed_bp)
+                         exempt_when=lambda: request.endpoint in ("embed.static", "embed.brand_logo"))(embed_bp)
+    # A PDF costs a print the first time: a stricter limit of its own, on top of the pages' one.
+    limiter.shared_limit(lambda: current_app.config["EMBED_PDF_RATE_LIMIT"], scope="embed-pdf",
+                         key_func=embed_limit_key,
+                         exempt_when=lambda: request.endpoint not in PDF_ENDPOINTS)(embed_bp)
     app.register_error_handler(RateLimitExceeded, _rate_limited)

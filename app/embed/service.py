@@ -16,7 +16,8 @@ from werkzeug.security import safe_join
 
 from ..catalog import CATEGORIES, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
 from ..extensions import db
-from ..models import Assessment, Report
+from ..keys.brand import accent_as_text, text_on
+from ..models import ApiKey, Assessment, Report
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,13 @@ def shown_reports(assessment: Assessment) -> list[Report]:
     A report has content exactly when some run wrote it, which also set `generated_at`.
     """
     reports = [r for r in assessment.reports if r.generated_at is not None and r.persona in _PERSONA_ORDER]
+    return sorted(reports, key=lambda r: _PERSONA_ORDER[r.persona])
+
+
+def reports_with_content(assessment: Assessment) -> list[Report]:
+    """Every shown report with its content loaded, in one query (for the all-reports PDF)."""
+    shown = {r.id for r in shown_reports(assessment)}
+    reports = db.session.scalars(select(Report).where(Report.id.in_(shown))).all() if shown else []
     return sorted(reports, key=lambda r: _PERSONA_ORDER[r.persona])
 
 
@@ -156,6 +164,56 @@ def header_for(assessment: Assessment) -> Header:
         generated_on=generated_on, generated_iso=generated_iso, status=assessment.status)
 
 
+@dataclass(frozen=True)
+class Brand:
+    """How a key's brand shows on the pages: empty (`NO_BRAND`) looks as the pages always have."""
+
+    name: str | None = None
+    color: str | None = None
+    logo_digest: str | None = None
+    logo_type: str | None = None
+    white_label: bool = False
+
+    @property
+    def logo_url(self) -> str | None:
+        return f"/embed/logo/{self.logo_digest}" if self.logo_digest else None
+
+    @property
+    def css(self) -> str | None:
+        """Custom properties for the accent; text on it and text in it both keep WCAG AA (4.5:1)."""
+        if not self.color:
+            return None
+        soft = tint(self.color)   # darker than white: ink readable on it is readable on white too
+        return (f":root{{--accent:{self.color};--on-accent:{text_on(self.color)};"
+                f"--accent-ink:{accent_as_text(self.color, soft)};--accent-soft:{soft}}}")
+
+
+NO_BRAND = Brand()
+
+
+def tint(color: str, keep: float = 0.1) -> str:
+    """The colour mixed with white, `keep` of it left: a background that dark text stays readable on."""
+    channels = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - (255 - c) * keep):02x}" for c in channels)
+
+
+def brand_for(key: ApiKey | None) -> Brand:
+    if key is None:
+        return NO_BRAND
+    return Brand(name=key.brand_name, color=key.brand_color, logo_digest=key.brand_logo_digest,
+                 logo_type=key.brand_logo_type, white_label=bool(key.white_label))
+
+
+def logo(digest: str) -> tuple[bytes, str] | None:
+    """A brand logo by its content hash: (bytes, media type)."""
+    if not re.fullmatch(r"[0-9a-f]{64}", digest):
+        return None
+    row = db.session.execute(
+        select(ApiKey.brand_logo, ApiKey.brand_logo_type)
+        .where(ApiKey.brand_logo_digest == digest, ApiKey.brand_logo.is_not(None)).limit(1)).first()
+    return (row[0], row[1]) if row else None
+
+
 def frame_ancestors(assessment: Assessment | None) -> str:
     """The CSP frame-ancestors sources: the creating key's embed origins, `*` when it has none."""
     if assessment is None or assessment.api_key is None:
@@ -180,3 +238,144 @@ def asset_version(static_folder: str, filename: str) -> str | None:
     except OSError:
         return None
     return _file_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+# ---------------------------------------------------------------------- a report as the pages show it
+STATUS_LABEL = {"met": "Met", "partially_met": "Partly met", "not_met": "Not met"}
+STATUS_CLASS = {"met": "met", "partially_met": "partial", "not_met": "not-met"}
+STATUS_ORDER = {"not_met": 0, "partially_met": 1, "met": 2}
+FOLD_CHARS = 420         # a section longer than this starts folded on narrow screens
+SPLIT_CHARS = 360        # a paragraph longer than this is cut into shorter ones at sentence ends
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\u201c])")
+_NO_BREAK_AFTER = re.compile(r"(?:\b(?:e\.g|i\.e|U\.S|U\.K|Art|Arts|No|vs|Sec|cf)\.)$")
+
+
+@dataclass(frozen=True)
+class Chip:
+    ref: str
+    status: str
+
+    @property
+    def label(self) -> str:
+        return STATUS_LABEL[self.status]
+
+    @property
+    def css(self) -> str:
+        return STATUS_CLASS[self.status]
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    chips: tuple[Chip, ...]
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    title: str
+    status: str
+    asks: str | None
+    position: int
+
+    @property
+    def chip(self) -> Chip:
+        return Chip(self.id, self.status)
+
+
+@dataclass(frozen=True)
+class Section:
+    heading: str
+    paragraphs: tuple[Paragraph, ...]
+    bullets: tuple[str, ...]
+    fold: bool                        # long: folded on narrow screens
+    rows: tuple[Row, ...] | None      # the requirements appendix, as a table
+    anchor: str
+
+    @property
+    def is_appendix(self) -> bool:
+        return self.heading.lower().startswith("appendix")
+
+
+@dataclass(frozen=True)
+class ReportView:
+    content: dict
+    key_points: tuple[str, ...]
+    sections: tuple[Section, ...]
+    rows: tuple[Row, ...]
+
+    def __getattr__(self, name):      # title, summary, callToAction, ... straight from the content
+        try:
+            return self.content[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def body_sections(self) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if not s.is_appendix)
+
+    @property
+    def appendix_sections(self) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if s.is_appendix)
+
+
+def split_paragraph(text: str) -> list[str]:
+    """A long paragraph as a few shorter ones, cut only where a sentence ends."""
+    if len(text) <= SPLIT_CHARS:
+        return [text]
+    sentences: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if sentences and _NO_BREAK_AFTER.search(sentences[-1]):
+            sentences[-1] += " " + part
+        else:
+            sentences.append(part)
+    chunks: list[str] = []
+    for sentence in sentences:
+        if chunks and len(chunks[-1]) + len(sentence) < SPLIT_CHARS * 0.75:
+            chunks[-1] += " " + sentence
+        else:
+            chunks.append(sentence)
+    return chunks
+
+
+@lru_cache(maxsize=64)
+def _ref_pattern(ids: tuple[str, ...]) -> re.Pattern | None:
+    """Finds requirement ids in text: "A.5.1" but not inside "A.5.15", "164.312(b)" but not "164.312(b)(1)"."""
+    if not ids:
+        return None
+    alternatives = "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])(?:{alternatives})(?![\w(]|\.\w)")
+
+
+def _rows(content: dict) -> tuple[Row, ...]:
+    for section in content.get("sections") or []:
+        if "requirements" in section:
+            return tuple(Row(r["id"], r["title"], r["status"], r.get("asks"), n)
+                         for n, r in enumerate(section["requirements"]) if r.get("status") in STATUS_LABEL)
+    return ()
+
+
+def _anchor(persona: str, n: int) -> str:
+    return f"{persona}-s{n + 1}"
+
+
+def report_view(content: dict) -> ReportView:
+    """The report content shaped for the pages: short paragraphs, a status chip for every open requirement
+    a paragraph names, long sections marked to fold, and the requirements appendix as table rows."""
+    rows = _rows(content)
+    status = {row.id: row.status for row in rows if row.status != "met"}
+    pattern = _ref_pattern(tuple(status))
+    sections = []
+    for n, section in enumerate(content.get("sections") or []):
+        paragraphs = []
+        for text in section.get("paragraphs") or []:
+            for piece in split_paragraph(text):
+                found = dict.fromkeys(pattern.findall(piece)) if pattern else {}
+                paragraphs.append(Paragraph(piece, tuple(Chip(ref, status[ref]) for ref in found)))
+        bullets = tuple(section.get("bullets") or ())
+        table = tuple(rows) if "requirements" in section and rows else None
+        size = sum(len(p.text) for p in paragraphs) + sum(len(b) for b in bullets)
+        sections.append(Section(section.get("heading") or "", tuple(paragraphs), () if table else bullets,
+                                fold=bool(table) or size > FOLD_CHARS, rows=table,
+                                anchor=_anchor(content.get("persona", "r"), n)))
+    return ReportView(content, tuple(content.get("keyPoints") or ()), tuple(sections), rows)

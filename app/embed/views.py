@@ -8,17 +8,23 @@ import re
 
 from flask import Blueprint, Response, abort, current_app, g, render_template, request, url_for
 
-from . import service
+from ..errors import html_error
+from . import pdf, service
 
 bp = Blueprint("embed", __name__, url_prefix="/embed", static_folder="static", static_url_path="/static")
 
 ONE_YEAR = 365 * 24 * 3600
+# A logo opened on its own: an SVG's inline styles apply, nothing else loads or runs.
+LOGO_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 _STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
 
 
 @bp.context_processor
 def template_helpers() -> dict:
-    return {"embed_asset": embed_asset, "embed_date": service.format_date}
+    return {"embed_asset": embed_asset}
+
+
+bp.add_app_template_global(service.format_date, "embed_date")   # the PDFs print outside an embed request too
 
 
 def embed_asset(filename: str) -> str:
@@ -39,12 +45,29 @@ def _count_view(report) -> None:
         current_app.extensions["view_counter"].add(report.id)
 
 
+def _style_hashes(html: str) -> list[str]:
+    """CSP hashes of a page's own <style> blocks (a brand's accent colours; the error page's look)."""
+    return [f"'sha256-{base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()}'"
+            for block in _STYLE_BLOCK.findall(html)]
+
+
 def _page(html: str) -> Response:
     """A page with an ETag: a reload whose copy is current gets a bodiless 304. The token was checked
     before this (a rotated or deleted one is a 404 at once), and `no-cache` makes the browser ask."""
+    g.embed_style_hashes = _style_hashes(html)   # a 304 carries them too: the browser keeps the header
     response = current_app.make_response(html)
     response.add_etag()
     return response.make_conditional(request)
+
+
+def _render(template: str, assessment, **context) -> str:
+    return render_template(template, header=service.header_for(assessment),
+                           brand=service.brand_for(assessment.api_key),
+                           service_name=current_app.config["SERVICE_NAME"], **context)
+
+
+def _report_pdf_url(report) -> str:
+    return url_for("embed.report_pdf", token=report.view_token)
 
 
 @bp.get("/assessment/<token>")
@@ -53,9 +76,12 @@ def assessment_page(token: str):
     assessment = _assessment_or_404(token)
     reports = service.shown_reports(assessment)
     selected = service.choose_report(reports, request.args.get("persona"))
-    html = render_template(
-        "embed/assessment.html", header=service.header_for(assessment), groups=service.persona_groups(reports),
-        selected=selected.persona if selected else None, report=selected.content if selected else None,
+    html = _render(
+        "embed/assessment.html", assessment, groups=service.persona_groups(reports),
+        selected=selected.persona if selected else None,
+        view=service.report_view(selected.content) if selected else None,
+        report_pdf_url=_report_pdf_url(selected) if selected else None,
+        pdf_url=url_for("embed.assessment_pdf", token=token) if selected else None,
         fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
     if selected is not None:
         _count_view(selected)
@@ -69,22 +95,70 @@ def report_fragment(token: str, persona: str):
     report = service.report_for_persona(assessment, persona)
     if report is None:
         abort(404)
-    html = render_template("embed/_report.html", report=report.content)
+    html = render_template("embed/_report.html", header=service.header_for(assessment),
+                           view=service.report_view(report.content), report_pdf_url=_report_pdf_url(report))
     _count_view(report)
     return _page(html)
 
 
 @bp.get("/report/<token>")
 def report_page(token: str):
-    """One report on its own, under a small header."""
+    """One report on its own, under the masthead."""
     report = service.report_by_view_token(token)
     if report is None:
         abort(404)
     g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
-    html = render_template("embed/report.html", header=service.header_for(report.assessment),
-                           persona_label=service.persona_label(report.persona), report=report.content)
+    html = _render("embed/report.html", report.assessment, persona_label=service.persona_label(report.persona),
+                   view=service.report_view(report.content), level=1, report_pdf_url=_report_pdf_url(report))
     _count_view(report)
     return _page(html)
+
+
+@bp.get("/report/<token>.pdf")
+def report_pdf(token: str):
+    """One report as a PDF, printed from the page's templates."""
+    report = service.report_by_view_token(token)
+    if report is None:
+        abort(404)
+    g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
+    return _pdf(report.assessment, [report], report.persona, f"{report.persona}-report")
+
+
+@bp.get("/assessment/<token>.pdf")
+def assessment_pdf(token: str):
+    """Every report of an assessment in one PDF, with a table of contents and one requirements appendix."""
+    assessment = _assessment_or_404(token)
+    reports = service.reports_with_content(assessment)
+    if not reports:
+        abort(404)
+    return _pdf(assessment, reports, pdf.ALL, "stakeholder-reports")
+
+
+def _pdf(assessment, reports, scope: str, name: str) -> Response:
+    try:
+        data = pdf.pdf_for(assessment, reports, scope)
+    except pdf.PdfBusy:
+        response = html_error(503, "The PDF is being printed for another reader. Try again in a minute.")
+        response.headers["Retry-After"] = "30"
+        return response
+    framework = re.sub(r"[^A-Za-z0-9]+", "-", assessment.framework).strip("-").lower() or "assessment"
+    response = Response(data, mimetype="application/pdf")
+    response.headers["Content-Disposition"] = f'inline; filename="{framework}-{name}.pdf"'
+    response.add_etag()
+    return response.make_conditional(request)
+
+
+@bp.get("/logo/<digest>")
+def brand_logo(digest: str):
+    """A partner's logo, named by its content hash, so it is cached for a year. An SVG gets a policy
+    that runs no script and loads nothing, even when opened on its own."""
+    found = service.logo(digest)
+    if found is None:
+        abort(404)
+    data, mimetype = found
+    response = Response(data, mimetype=mimetype)
+    g.embed_logo = True
+    return response
 
 
 def content_security_policy(ancestors: str, style_hashes: list[str]) -> str:
@@ -97,12 +171,13 @@ def content_security_policy(ancestors: str, style_hashes: list[str]) -> str:
 
 
 def _inline_style_hashes(response: Response) -> list[str]:
-    """Hashes of the shared error page's own <style> block, so a 404 inside an iframe keeps its look."""
+    """Hashes of the page's own <style> blocks: recorded by `_page`, or read from an error page's body,
+    so a brand's colours apply and a 404 inside an iframe keeps its look."""
+    if "embed_style_hashes" in g:
+        return g.embed_style_hashes
     if response.status_code < 400 or response.mimetype != "text/html" or response.direct_passthrough:
         return []
-    body = response.get_data(as_text=True)
-    return [f"'sha256-{base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()}'"
-            for block in _STYLE_BLOCK.findall(body)]
+    return _style_hashes(response.get_data(as_text=True))
 
 
 def _is_embed_request() -> bool:
@@ -120,13 +195,19 @@ def embed_headers(response: Response) -> Response:
     if not _is_embed_request():
         return response
     ancestors = g.get("embed_frame_ancestors", service.ANY_ANCESTOR)
-    response.headers["Content-Security-Policy"] = content_security_policy(ancestors, _inline_style_hashes(response))
+    if g.get("embed_logo") and response.status_code == 200:
+        response.headers["Content-Security-Policy"] = LOGO_POLICY
+    else:
+        response.headers["Content-Security-Policy"] = content_security_policy(ancestors,
+                                                                              _inline_style_hashes(response))
     response.headers.pop("X-Frame-Options", None)
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Robots-Tag"] = "noindex"
     response.headers["X-Content-Type-Options"] = "nosniff"
     if request.endpoint == "embed.static" and response.status_code in (200, 304):
         _static_cache(response)
+    elif request.endpoint == "embed.brand_logo" and response.status_code == 200:
+        response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable"   # named by its content
     elif response.status_code in (200, 304):
         response.headers["Cache-Control"] = "private, no-cache"   # kept, but revalidated on every view
     else:

@@ -60,11 +60,16 @@ def test_viewer_shows_header_selector_and_the_first_report(client, auth, generat
     assert response.status_code == 200 and response.mimetype == "text/html"
     body = response.get_data(as_text=True)
     assert '<html lang="en">' in body and "<main" in body
-    assert '<h1 class="hero__title">ISO 27001</h1>' in body
-    assert "Healthcare" in body and "SPIN Selling" in body
+    assert '<h1 class="visually-hidden">ISO 27001 compliance reports</h1>' in body
+    assert "ISO 27001 · Healthcare" in body and "SPIN Selling" in body
     assert ">62.5<" in body and 'stroke-dasharray="62.5 100"' in body
-    assert re.search(r'tally__count">2</span> met', body) and re.search(r'tally__count">1</span> partially met', body)
-    assert re.search(r'tally__count">1</span> not met', body) and "of 4 requirements assessed" in body
+    # The summary card: the counts as status chips, then the reader's key points.
+    assert '<span class="chip chip--met">2 met</span>' in body and "of 4 requirements assessed" in body
+    assert '<span class="chip chip--partial">1 partly met</span>' in body
+    assert '<span class="chip chip--not-met">1 not met</span>' in body
+    points = report_content(client, auth, record, "ceo_president")["keyPoints"]
+    assert re.findall(r'<ul class="points">(.*?)</ul>', body, re.DOTALL)[0].count("<li>") == len(points) >= 2
+    assert all(html.escape(point, quote=False) in body for point in points)
     generated_at = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["generatedAt"]
     assert f'<time datetime="{generated_at[:10]}">' in body
 
@@ -95,7 +100,8 @@ def test_persona_param_is_rendered_on_the_server(client, auth, generated):
     content = report_content(client, auth, record, "cfo")
     assert html.escape(content["title"], quote=False) in body
     for section in content["sections"]:
-        assert f"<h3>{html.escape(section['heading'], quote=False)}</h3>" in body
+        assert re.search(rf'<h3 class="section__heading"[^>]*>{re.escape(html.escape(section["heading"], quote=False))}</h3>',
+                         body), section["heading"]
 
 
 @pytest.mark.parametrize("persona", ["nobody", "", "CFO", SCRIPT, "cfo/../ciso"])
@@ -130,7 +136,9 @@ def test_single_report_page(client, auth, generated):
     response = client.get(view_path(result, "ciso"))
     assert response.status_code == 200
     body = response.get_data(as_text=True)
-    assert '<h1 class="hero__title">CISO</h1>' in body
+    content = report_content(client, auth, record, "ciso")
+    assert f'<h1 class="summary__title" id="r-ciso-title">{html.escape(content["title"], quote=False)}</h1>' in body
+    assert '<span class="pill">CISO</span>' in body
     assert "ISO 27001" in body and ">62.5<" in body and "Healthcare" in body
     assert body.count("<article") == 1 and 'data-persona="ciso"' in body
     assert "<select" not in body
@@ -411,9 +419,9 @@ def test_viewer_page_and_its_assets_fit_in_60_kb(client, auth):
         # The requirements appendix lists every requirement in scope, so it grows with the assessment
         # (here 400 requirements of ~270 characters: over 100 KB on its own); the budget is for the rest.
         html = body.decode()
-        start = html.index("<h3>Appendix: requirements in scope</h3>")
-        appendix = html[html.rindex('<section class="report__section">', 0, start):html.index("</section>", start)]
-        assert appendix.count("<li>") == 400
+        start = html.index(">Appendix: requirements in scope</h3>")
+        appendix = html[html.rindex('<details class="section fold"', 0, start):html.index("</details>", start)]
+        assert appendix.count("<tr data-status=") == 400
         total = len(body) - len(appendix.encode())
         for url in asset_urls(body.decode()):
             response = client.get(url)

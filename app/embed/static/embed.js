@@ -19,6 +19,56 @@
   if ("ResizeObserver" in window) new ResizeObserver(postHeight).observe(root);
   postHeight();
 
+  // The requirements table: filter by status and sort by a column, both with buttons a keyboard reaches.
+  var STATUS_ORDER = { not_met: 0, partially_met: 1, met: 2 };
+  function enhance(scope) {
+    scope.querySelectorAll("[data-js-show]").forEach(function (el) { el.hidden = false; });
+    scope.querySelectorAll(".filter").forEach(function (group) {
+      var table = group.parentNode.querySelector(".reqs");
+      group.addEventListener("click", function (event) {
+        var button = event.target.closest("button[data-filter]");
+        if (!button || !table) return;
+        var wanted = button.getAttribute("data-filter");
+        group.querySelectorAll("button").forEach(function (b) { b.setAttribute("aria-pressed", String(b === button)); });
+        table.querySelectorAll("tbody tr").forEach(function (row) {
+          row.hidden = wanted !== "" && row.getAttribute("data-status") !== wanted;
+        });
+        postHeight();
+      });
+    });
+    scope.querySelectorAll(".reqs th[data-sort]").forEach(function (th) {
+      var key = th.getAttribute("data-sort");
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "sort";
+      button.textContent = th.textContent;
+      th.textContent = "";
+      th.appendChild(button);
+      th.setAttribute("aria-sort", key === "position" ? "ascending" : "none");
+      button.addEventListener("click", function () {
+        var table = th.closest("table");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var by = key === "status"
+            ? STATUS_ORDER[a.getAttribute("data-status")] - STATUS_ORDER[b.getAttribute("data-status")] : 0;
+          return by || a.getAttribute("data-position") - b.getAttribute("data-position");
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+        table.querySelectorAll("th[data-sort]").forEach(function (other) {
+          other.setAttribute("aria-sort", other === th ? "ascending" : "none");
+        });
+      });
+    });
+    // Browsers without ::details-content keep folded sections closed on wide screens: open them there.
+    if (!(window.CSS && CSS.supports && CSS.supports("selector(::details-content)")) &&
+        window.matchMedia("(min-width: 761px)").matches) {
+      scope.querySelectorAll("details.fold").forEach(function (d) { d.open = true; });
+    }
+  }
+  enhance(document);
+  document.addEventListener("toggle", postHeight, true);
+
   var form = document.querySelector("form[data-fragment-base]");
   var slot = document.getElementById("report-slot");
   if (!form || !slot || !window.fetch) return;
@@ -40,6 +90,7 @@
       return response.text();
     }).then(function (html) {
       slot.innerHTML = html;
+      enhance(slot);
       var url = new URL(window.location.href);
       url.searchParams.set("persona", persona);
       history.replaceState(null, "", url.pathname + url.search + url.hash);

@@ -1,0 +1,140 @@
+"""PDFs of the embed pages, printed on the server by WeasyPrint from the same templates and print styles.
+
+A PDF is printed the first time it is asked for after a run and kept in the database (`EmbedPdf`) under
+a fingerprint of what it was printed from: the run, the brand, the display name and the layout files.
+Any change gives a new fingerprint and so a new print; every process shares the stored copy. Printing
+loads nothing: the stylesheets are read from disk and the only URLs it follows are `data:` ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import os
+import threading
+from functools import lru_cache
+
+from flask import current_app, render_template
+from markupsafe import Markup
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
+from weasyprint import CSS, HTML
+from weasyprint.urls import URLFetcher
+
+from ..extensions import db
+from ..models import Assessment, EmbedPdf, Report
+from . import service
+
+log = logging.getLogger(__name__)
+logging.getLogger("weasyprint").setLevel(logging.ERROR)   # a line per print step; warnings on browser-only CSS
+
+ALL = "all"
+_STATIC = os.path.join(os.path.dirname(__file__), "static")
+_STYLESHEETS = ("embed.css", "pdf.css")
+_TEMPLATES = ("embed/pdf.html", "embed/_report.html", "embed/_parts.html")
+
+
+class PdfBusy(Exception):
+    """Every printing slot stayed taken for the whole wait."""
+
+
+def _fetcher() -> URLFetcher:
+    return URLFetcher(allowed_protocols={"data"}, allow_redirects=False)
+
+
+@lru_cache(maxsize=4)
+def _stylesheets(stamp: tuple) -> list[CSS]:
+    return [CSS(filename=os.path.join(_STATIC, name), url_fetcher=_fetcher()) for name in _STYLESHEETS]
+
+
+def _stamp() -> tuple:
+    return tuple(os.stat(os.path.join(_STATIC, name)).st_mtime_ns for name in _STYLESHEETS)
+
+
+@lru_cache(maxsize=1)
+def layout_version() -> str:
+    """A hash of the files a PDF is printed from, so a release that changes them prints again."""
+    digest = hashlib.sha256()
+    loader = current_app.jinja_env.loader
+    for name in _TEMPLATES:
+        digest.update(loader.get_source(current_app.jinja_env, name)[0].encode())
+    for name in _STYLESHEETS:
+        with open(os.path.join(_STATIC, name), "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()[:16]
+
+
+def print_pdf(html: str) -> bytes:
+    return HTML(string=html, url_fetcher=_fetcher()).write_pdf(stylesheets=_stylesheets(_stamp()))
+
+
+def _logo_data_uri(brand: service.Brand) -> str | None:
+    if not brand.logo_digest:
+        return None
+    found = service.logo(brand.logo_digest)
+    if found is None:
+        return None
+    data, mimetype = found
+    return f"data:{mimetype};base64,{base64.b64encode(data).decode()}"
+
+
+def _fingerprint(assessment: Assessment, reports: list[Report], scope: str) -> str:
+    brand = service.brand_for(assessment.api_key)
+    parts = [scope, layout_version(), assessment.display_name or "", assessment.framework, assessment.industry,
+             repr(brand), *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def css_string(text: str) -> Markup:
+    """A quoted CSS string that no partner text can end early: everything but letters and digits escaped."""
+    quoted = '"' + "".join(c if c.isascii() and c.isalnum() else f"\\{ord(c):x} " for c in text) + '"'
+    return Markup(quoted)  # noqa: S704 - every character but [A-Za-z0-9] is a CSS hex escape
+
+
+def _html(assessment: Assessment, reports: list[Report], scope: str) -> str:
+    brand = service.brand_for(assessment.api_key)
+    header = service.header_for(assessment)
+    views = [service.report_view(r.content) for r in reports]
+    return render_template(
+        "embed/pdf.html", header=header, brand=brand, logo_src=_logo_data_uri(brand), views=views,
+        single=scope != ALL, service_name=current_app.config["SERVICE_NAME"], css_string=css_string,
+        rows=views[0].rows if views else ())
+
+
+def _slots() -> threading.BoundedSemaphore:
+    return current_app.extensions["embed_pdf_slots"]
+
+
+def pdf_for(assessment: Assessment, reports: list[Report], scope: str) -> bytes:
+    """The stored PDF if it is current, else a new print (stored for the next request)."""
+    fingerprint = _fingerprint(assessment, reports, scope)
+    stored = db.session.execute(
+        select(EmbedPdf.fingerprint, EmbedPdf.pdf)
+        .where(EmbedPdf.assessment_id == assessment.id, EmbedPdf.scope == scope)).first()
+    if stored is not None and stored.fingerprint == fingerprint:
+        return stored.pdf
+    slots = _slots()
+    if not slots.acquire(timeout=current_app.config["EMBED_PDF_WAIT_SECONDS"]):
+        raise PdfBusy()
+    try:
+        pdf = print_pdf(_html(assessment, reports, scope))
+    finally:
+        slots.release()
+    _store(assessment.id, scope, fingerprint, pdf)
+    return pdf
+
+
+def _store(assessment_id: int, scope: str, fingerprint: str, pdf: bytes) -> None:
+    try:
+        db.session.execute(delete(EmbedPdf).where(EmbedPdf.assessment_id == assessment_id,
+                                                  EmbedPdf.scope == scope))
+        db.session.add(EmbedPdf(assessment_id=assessment_id, scope=scope, fingerprint=fingerprint, pdf=pdf))
+        db.session.commit()
+    except IntegrityError:   # another process stored the same print meanwhile: theirs serves as well
+        db.session.rollback()
+        log.info("PDF of assessment %s (%s) stored by another request", assessment_id, scope)
+
+
+def init_app(app) -> None:
+    app.extensions["embed_pdf_slots"] = threading.BoundedSemaphore(app.config["EMBED_PDF_MAX_CONCURRENT"])
