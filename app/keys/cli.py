@@ -10,13 +10,16 @@ from sqlalchemy import func, select
 
 from ..extensions import db
 from ..models import ApiKey
+from .brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from .service import (
     TIER_LIMITS,
     KeyInputError,
+    brand_settings,
     issue_api_key,
     key_settings,
     revoke_api_key,
     rotate_webhook_secret,
+    set_brand,
     update_api_key,
 )
 
@@ -36,7 +39,70 @@ def _created_json(issued) -> dict:
     return {"id": key.id, "partner": key.partner.name, "apiKey": issued.api_key,
             "webhookSecret": issued.webhook_secret, "tier": key.tier, "rateLimit": key.rate_limit,
             "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
-            "embedOrigins": list(key.embed_origins)}
+            "embedOrigins": list(key.embed_origins), "brand": brand_settings(key)}
+
+
+# Brand options are checked as they are parsed, so a bad one stops the command before it touches
+# the database, naming the option: "Invalid value for '--brand-color': Accent colour must be ...".
+def _checked(check):
+    def callback(_ctx, _param, value):
+        if value is None:
+            return None
+        try:
+            return check(value)
+        except BrandError as error:
+            raise click.BadParameter(str(error)) from None
+
+    return callback
+
+
+def _brand_name(text: str) -> str:
+    return normalize_name(text) or ""  # "" (not None) so that an empty name still removes the old one
+
+
+def _brand_color(text: str) -> str:
+    return normalize_color(text) if text.strip() else ""
+
+
+def _read_logo(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_LOGO_BYTES + 1)  # one byte over is enough to say it is too big
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {path!r}: {error.strerror}") from None
+    validate_logo(data)
+    return data
+
+
+def brand_options(command):
+    """--brand-name, --brand-color, --logo, --clear-logo and --white-label/--no-white-label."""
+    options = (
+        click.option("--brand-name", callback=_checked(_brand_name),
+                     help='Partner name shown as "Prepared by NAME" on the client pages (\'\' removes it).'),
+        click.option("--brand-color", metavar="HEX", callback=_checked(_brand_color),
+                     help="Accent colour, #rrggbb or #rgb ('' removes it)."),
+        click.option("--logo", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+                     callback=_checked(_read_logo), help="PNG or SVG logo file, at most 64 KB."),
+        click.option("--clear-logo", is_flag=True, help="Remove the logo."),
+        click.option("--white-label/--no-white-label", default=None,
+                     help="Hide every mention of this service on the client pages."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> dict:
+    if logo is not None and clear_logo:
+        raise click.UsageError("--logo and --clear-logo cannot be used together.")
+    changes = {"white_label": white_label}
+    if brand_name is not None:
+        changes["name"] = brand_name
+    if brand_color is not None:
+        changes["color"] = brand_color
+    if logo is not None or clear_logo:
+        changes["logo"] = logo
+    return changes
 
 
 @keys_cli.command("create")
@@ -47,13 +113,17 @@ def _created_json(issued) -> dict:
 @click.option("--framework", "frameworks", multiple=True, help="Allow only this framework (repeatable).")
 @click.option("--webhook-url", default=None)
 @click.option("--embed-origin", "embed_origins", multiple=True, help="Origin allowed to frame embed pages.")
+@brand_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, as_json):
+def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, brand_name, brand_color,
+               logo, clear_logo, white_label, as_json):
     """Create a key; the key and its webhook secret are shown only now."""
+    brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
     try:
         issued = issue_api_key(partner, tier=tier, rate_limit=rate_limit, frameworks=list(frameworks),
                                webhook_url=webhook_url, embed_origins=list(embed_origins), name=name)
-    except KeyInputError as exc:
+        set_brand(issued.key, **brand)
+    except (KeyInputError, BrandError) as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
     db.session.commit()
@@ -96,10 +166,12 @@ def list_keys(partner, as_json):
 @click.option("--webhook-url", default=None, help="New webhook URL ('' removes it).")
 @click.option("--embed-origin", "embed_origins", multiple=True, help="Replace the embed origins.")
 @click.option("--any-embed-origin", is_flag=True, help="Remove the embed origin restriction.")
+@brand_options
 @click.option("--json", "as_json", is_flag=True)
 def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webhook_url, embed_origins,
-               any_embed_origin, as_json):
+               any_embed_origin, brand_name, brand_color, logo, clear_logo, white_label, as_json):
     """Change a key's settings."""
+    brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
     key = _load_key(key_id)
     changes = {}
     if rate_limit is not None:
@@ -110,7 +182,8 @@ def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webho
         update_api_key(key, tier=tier, name=name,
                        frameworks=[] if all_frameworks else (list(frameworks) or None),
                        embed_origins=[] if any_embed_origin else (list(embed_origins) or None), **changes)
-    except KeyInputError as exc:
+        set_brand(key, **brand)
+    except (KeyInputError, BrandError) as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
     db.session.commit()

@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from ..extensions import db
 from ..models import ApiKey, Partner, iso_utc, utcnow
+from .brand import logo_digest, normalize_color, normalize_name, validate_logo
 from .crypto import encrypt_secret
 
 KEY_PREFIX = "crs_"
@@ -123,6 +124,36 @@ def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | No
     return key
 
 
+def set_brand(key: ApiKey, *, name: str | None | object = _UNSET, color: str | None | object = _UNSET,
+              logo: bytes | None | object = _UNSET, white_label: bool | None = None) -> ApiKey:
+    """Change a key's brand; an argument left out is unchanged, `None` or "" clears it.
+
+    Everything is checked before anything is set, so a `BrandError` leaves the key as it was.
+    """
+    changes: dict = {}
+    if name is not _UNSET:
+        changes["brand_name"] = normalize_name(name)
+    if color is not _UNSET:
+        changes["brand_color"] = normalize_color(color) if color and color.strip() else None
+    if logo is not _UNSET:
+        if logo is None:
+            changes.update(brand_logo=None, brand_logo_type=None, brand_logo_digest=None)
+        else:
+            data, mime = validate_logo(logo)
+            changes.update(brand_logo=data, brand_logo_type=mime, brand_logo_digest=logo_digest(data))
+    if white_label is not None:
+        changes["white_label"] = bool(white_label)
+    for attribute, value in changes.items():
+        setattr(key, attribute, value)
+    return key
+
+
+def brand_settings(key: ApiKey) -> dict:
+    """The brand as the CLI shows it; `logo` says whether there is one (the bytes are never loaded here)."""
+    return {"name": key.brand_name, "color": key.brand_color, "logo": key.brand_logo_digest is not None,
+            "whiteLabel": bool(key.white_label)}
+
+
 def revoke_api_key(key: ApiKey) -> None:
     """Refuse the key from now on; it stays listed with its revocation time."""
     if key.revoked_at is None:
@@ -149,5 +180,5 @@ def key_settings(key: ApiKey) -> dict:
         "rateLimit": key.rate_limit, "frameworks": list(key.frameworks or []), "webhookUrl": key.webhook_url,
         "embedOrigins": list(key.embed_origins or []),
         "createdAt": iso_utc(key.created_at), "lastUsedAt": iso_utc(key.last_used_at),
-        "revokedAt": iso_utc(key.revoked_at),
+        "revokedAt": iso_utc(key.revoked_at), "brand": brand_settings(key),
     }

@@ -8,9 +8,19 @@ import re
 
 from flask import request
 from flask_wtf import FlaskForm
-from wtforms import EmailField, PasswordField, SelectField, StringField, TextAreaField, URLField
+from wtforms import (
+    BooleanField,
+    EmailField,
+    FileField,
+    PasswordField,
+    SelectField,
+    StringField,
+    TextAreaField,
+    URLField,
+)
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
+from ..keys.brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from ..keys.service import KeyInputError, normalize_origin
 from ..webhooks.urls import WebhookUrlError, validate_webhook_url
 from .partner_keys import KeyChanges
@@ -83,6 +93,58 @@ class KeyForm(PortalForm):
                                   description="Sites that may frame the report pages, one per line, "
                                               "e.g. https://portal.example.com. Leave empty to allow any site.")
 
+    # The brand on the pages and PDFs the key's clients see.
+    brand_name = StringField("Prepared by", validators=[Optional()],
+                             description="Your company’s name as your clients should see it: “Prepared by Acme "
+                                         "Security”. Leave empty to show none.")
+    brand_color = StringField("Accent colour", validators=[Optional()],
+                              description="A hex colour like #1a73e8, used for headings, links and buttons. "
+                                          "Leave empty for the default.")
+    # Never filled from the submitted fields: the file itself is read from the upload in validate_brand_logo.
+    brand_logo = FileField("Logo", description="PNG or SVG, at most 64 KB. SVG files may not contain scripts, "
+                                               "event handlers or links to other files.")
+    remove_logo = BooleanField("Remove the logo")
+    white_label = BooleanField("White-label", description="Hide every mention of Compliance Reports on the report "
+                                                          "pages and PDFs: your clients see only your brand.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.logo: bytes | None = None  # a new logo that passed the checks, once validated
+
+    def validate_brand_name(self, field):
+        try:
+            normalize_name(field.data)
+        except BrandError as error:
+            raise ValidationError(f"{error}.") from None
+
+    def validate_brand_color(self, field):
+        try:
+            normalize_color(field.data)
+        except BrandError as error:
+            raise ValidationError(f"{error}.") from None
+
+    def _upload(self):
+        """The file sent in the logo input, or None when it was left empty (or nothing was posted)."""
+        if request.method not in SUBMIT_METHODS:
+            return None
+        upload = request.files.get(self.brand_logo.name)
+        return upload if upload is not None and upload.filename else None
+
+    def validate_brand_logo(self, _field):
+        self.logo = None
+        upload = self._upload()
+        if upload is None:
+            return
+        data = upload.read(MAX_LOGO_BYTES + 1)  # one byte over is enough to say it is too big
+        try:
+            self.logo = validate_logo(data)[0]
+        except BrandError as error:
+            raise ValidationError(f"{error}.") from None
+
+    def validate_remove_logo(self, field):
+        if field.data and self._upload() is not None:
+            raise ValidationError("Either choose a new logo or remove the current one, not both.")
+
     def validate_frameworks(self, field):
         if len(lines(field.data)) > MAX_LINES:
             raise ValidationError(f"List at most {MAX_LINES} frameworks.")
@@ -112,6 +174,10 @@ class KeyForm(PortalForm):
                                       "without a path.") from None
 
     def changes(self) -> KeyChanges:
+        color = (self.brand_color.data or "").strip()
         return KeyChanges(name=self.name.data.strip(), tier=self.tier.data, frameworks=lines(self.frameworks.data),
                           webhook_url=(self.webhook_url.data or "").strip() or None,
-                          embed_origins=lines(self.embed_origins.data))
+                          embed_origins=lines(self.embed_origins.data),
+                          brand_name=normalize_name(self.brand_name.data),
+                          brand_color=normalize_color(color) if color else None, logo=self.logo,
+                          remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data))

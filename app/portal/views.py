@@ -6,6 +6,7 @@ from flask import Blueprint, abort, flash, make_response, redirect, render_templ
 
 from ..errors import ApiError
 from ..extensions import db
+from ..keys.brand import BrandError
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
 from . import listings, partner_keys, usage
@@ -37,6 +38,12 @@ def _key_or_404(raw_id: str) -> ApiKey:
     if key is None:
         abort(404)
     return key
+
+
+def _sentence(error: Exception) -> str:
+    """A service's message as a sentence: "tier must be ..." -> "Tier must be ...."."""
+    message = str(error)
+    return message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")
 
 
 def _secret_page(**context):
@@ -98,11 +105,11 @@ def new_key():
     if form.validate_on_submit():
         try:
             issued = partner_keys.create_key(partner, form.changes())
-        except KeyInputError as error:
-            form.form_errors.append(str(error).capitalize() + ".")
+        except (KeyInputError, BrandError) as error:
+            form.form_errors.append(_sentence(error))
         else:
             return _secret_page(key=issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret)
-    return render_template("portal/key_form.html", form=form, partner=partner, key=None)
+    return render_template("portal/key_form.html", form=form, partner=partner, key=None, logo=None)
 
 
 @bp.route("/keys/<key_id>/edit", methods=["GET", "POST"])
@@ -113,16 +120,19 @@ def edit_key(key_id: str):
         flash(f"Key {key.masked} is revoked and can no longer be changed.")
         return redirect(url_for("portal.keys"))
     form = _key_form(partner, key.tier, name=key.name or "", tier=key.tier, frameworks="\n".join(key.frameworks),
-                     webhook_url=key.webhook_url or "", embed_origins="\n".join(key.embed_origins))
+                     webhook_url=key.webhook_url or "", embed_origins="\n".join(key.embed_origins),
+                     brand_name=key.brand_name or "", brand_color=key.brand_color or "", white_label=key.white_label)
     if form.validate_on_submit():
         try:
             partner_keys.update_key(partner, key, form.changes())
-        except KeyInputError as error:
-            form.form_errors.append(str(error).capitalize() + ".")
+        except (KeyInputError, BrandError) as error:
+            form.form_errors.append(_sentence(error))
         else:
             flash(f"Saved the settings of {key.name or key.masked}.")
             return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"))
-    return render_template("portal/key_form.html", form=form, partner=partner, key=key)
+    return render_template("portal/key_form.html", form=form, partner=partner, key=key,
+                           logo=partner_keys.current_logo(key))
+
 
 
 @bp.route("/keys/<key_id>/revoke", methods=["GET", "POST"])

@@ -111,6 +111,14 @@ def bad_request(_error):
     return _error_page(400, "That request could not be handled", "Go back, reload the page and try again.")
 
 
+@bp.errorhandler(413)
+def too_large(_error):
+    # A logo over 64 KB (and up to MAX_CONTENT_LENGTH, 1 MiB) gets the form's own error; past that the
+    # body is refused before the form can read it.
+    return _error_page(413, "That file is too large",
+                       "A logo can be at most 64 KB. Go back and choose a smaller file.")
+
+
 @bp.errorhandler(CSRFError)
 def csrf_failed(_error):
     return _error_page(400, "This form has expired",

@@ -21,13 +21,14 @@ def test_create_json_shape(runner):
     out = create(runner, "--partner", "Acme Security", "--tier", "professional", "--framework", "ISO 27001",
                  "--framework", "SOC 2", "--embed-origin", "https://portal.acme.example")
     assert list(out) == ["id", "partner", "apiKey", "webhookSecret", "tier", "rateLimit", "frameworks",
-                         "webhookUrl", "embedOrigins"]
+                         "webhookUrl", "embedOrigins", "brand"]
     assert re.fullmatch(r"crs_[0-9a-f]{64}", out["apiKey"])
     assert re.fullmatch(r"whsec_[0-9a-f]{64}", out["webhookSecret"])
     assert out["partner"] == "Acme Security" and out["tier"] == "professional" and out["rateLimit"] == 500
     assert out["frameworks"] == ["ISO 27001", "SOC 2"]
     assert out["webhookUrl"] is None
     assert out["embedOrigins"] == ["https://portal.acme.example"]
+    assert out["brand"] == {"name": None, "color": None, "logo": False, "whiteLabel": False}
 
 
 def test_tier_defaults_and_override(runner):

@@ -1,5 +1,6 @@
-/* Partner portal: copy buttons for the shown-once key and secret. Without JavaScript the buttons stay
-   hidden and the values can still be selected (a click selects the whole value). */
+/* Partner portal: copy buttons for the shown-once key and secret, and a colour picker beside the accent
+   colour's hex field. Without JavaScript the buttons and the picker stay hidden: the values can still be
+   selected (a click selects the whole value) and the colour typed. */
 (function () {
   "use strict";
 
@@ -25,6 +26,25 @@
   function announce(message) {
     if (status) status.textContent = message;
   }
+
+  // The picker and the hex field stay in step; the hex field is what the form sends (empty: no colour).
+  var HEX = /^\s*#([0-9a-f]{3}|[0-9a-f]{6})\s*$/i;
+  document.querySelectorAll("input[data-color-for]").forEach(function (picker) {
+    var field = document.getElementById(picker.getAttribute("data-color-for"));
+    if (!field) return;
+    // An empty field means the default accent: show that rather than the picker's own black.
+    var standard = getComputedStyle(document.documentElement).getPropertyValue("--accent");
+    function fromField() {
+      var match = HEX.exec(field.value) || (field.value.trim() ? null : HEX.exec(standard));
+      if (!match) return;
+      var digits = match[1].length === 3 ? match[1].replace(/./g, "$&$&") : match[1];
+      picker.value = "#" + digits.toLowerCase();
+    }
+    fromField();
+    picker.hidden = false;
+    picker.addEventListener("input", function () { field.value = picker.value; });
+    field.addEventListener("input", fromField);
+  });
 
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var target = document.getElementById(button.getAttribute("data-copy"));
