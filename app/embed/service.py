@@ -279,8 +279,12 @@ class Row:
     position: int
 
     @property
-    def chip(self) -> Chip:
-        return Chip(self.id, self.status)
+    def label(self) -> str:
+        return STATUS_LABEL[self.status]
+
+    @property
+    def css(self) -> str:
+        return STATUS_CLASS[self.status]
 
 
 @dataclass(frozen=True)

@@ -104,13 +104,13 @@ def test_persona_switch_is_in_place_and_keeps_the_url_in_step(browser, live, app
     page = context.new_page()
     watch = PageWatch(page)
     page.goto(live.url + embed_path(record))
-    title = page.locator("#report-title")
+    title = page.locator(".summary__title")
     first = title.inner_text()
     assert page.locator(".report").get_attribute("data-persona") == "ceo_president"
     assert page.get_by_role("button", name="Show report").is_hidden()  # the no-JS button is hidden
     page.evaluate("window.__noReload = 42")
 
-    page.get_by_label("Stakeholder report").select_option("ciso")
+    page.get_by_label("Report for").select_option("ciso")
     sync_api.expect(page.locator(".report")).to_have_attribute("data-persona", "ciso")
     assert title.inner_text() != first
     assert page.evaluate("window.__noReload") == 42  # the same document: no reload happened
@@ -118,13 +118,13 @@ def test_persona_switch_is_in_place_and_keeps_the_url_in_step(browser, live, app
     assert any(url.endswith("/reports/ciso") for url in watch.requests)
     sync_api.expect(page.locator("#report-status")).to_have_text("Showing the report for CISO.")
 
-    page.get_by_label("Stakeholder report").focus()  # keyboard operable: arrow keys switch the report
+    page.get_by_label("Report for").focus()  # keyboard operable: arrow keys switch the report
     page.keyboard.press("ArrowDown")
     sync_api.expect(page.locator(".report")).to_have_attribute("data-persona", "coo")
 
     page.reload()
     assert page.locator(".report").get_attribute("data-persona") == "coo"
-    assert page.get_by_label("Stakeholder report").input_value() == "coo"
+    assert page.get_by_label("Report for").input_value() == "coo"
     assert watch.errors == []
     assert watch.foreign(live.url) == []
     context.close()
@@ -137,7 +137,7 @@ def test_without_javascript_the_selector_is_a_get_form(browser, live, app, make_
     page.goto(live.url + embed_path(record))
     button = page.get_by_role("button", name="Show report")
     assert button.is_visible()
-    page.get_by_label("Stakeholder report").select_option("insurance_underwriter")
+    page.get_by_label("Report for").select_option("insurance_underwriter")
     with page.expect_navigation():
         button.click()
     assert page.url.endswith("?persona=insurance_underwriter")
@@ -157,12 +157,12 @@ def test_parent_page_receives_the_height(browser, live, partner_site, app, make_
     height = page.evaluate("window.heights[window.heights.length - 1]")
     assert height > 400
     frame = page.frame_locator("#crs")
-    sync_api.expect(frame.locator("#report-title")).to_be_visible()
+    sync_api.expect(frame.locator(".summary__title")).to_be_visible()
     # The iframe took the reported height: the whole page shows without an inner scrollbar.
     page.wait_for_function(f"document.getElementById('crs').height == {height}")
     # A persona switch changes the content's height, and the parent hears of it.
     sent = page.evaluate("window.heights.length")
-    frame.get_by_label("Stakeholder report").select_option("small_business_owner")
+    frame.get_by_label("Report for").select_option("small_business_owner")
     sync_api.expect(frame.locator(".report")).to_have_attribute("data-persona", "small_business_owner")
     page.wait_for_function(f"window.heights.length > {sent}", timeout=5000)
     assert watch.errors == []
