@@ -60,12 +60,14 @@
         });
       });
     });
-    // Browsers without ::details-content keep folded sections closed on wide screens: open them there.
-    if (!(window.CSS && CSS.supports && CSS.supports("selector(::details-content)")) &&
-        window.matchMedia("(min-width: 761px)").matches) {
-      scope.querySelectorAll("details.fold").forEach(function (d) { d.open = true; });
-    }
+    // On wide screens folded sections show open (CSS does it without JS); mark them open too, so a screen
+    // reader hears "expanded", and so browsers without ::details-content show them.
+    if (wide.matches) scope.querySelectorAll("details.fold").forEach(function (d) { d.open = true; });
   }
+  var wide = window.matchMedia("(min-width: 761px)");
+  document.addEventListener("click", function (event) {   // there a heading is a heading: no collapsing
+    if (wide.matches && event.target.closest && event.target.closest("summary.fold__summary")) event.preventDefault();
+  });
   enhance(document);
   document.addEventListener("toggle", postHeight, true);
 
