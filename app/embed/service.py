@@ -250,9 +250,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\u201c])")
 _NO_BREAK_AFTER = re.compile(r"(?:\b(?:e\.g|i\.e|U\.S|U\.K|Art|Arts|No|vs|Sec|cf)\.)$")
 
 
-@dataclass(frozen=True)
-class Chip:
-    ref: str
+class _Status:
+    """A status's words and CSS class, for anything with a `status`."""
+
     status: str
 
     @property
@@ -262,6 +262,12 @@ class Chip:
     @property
     def css(self) -> str:
         return STATUS_CLASS[self.status]
+
+
+@dataclass(frozen=True)
+class Chip(_Status):
+    ref: str
+    status: str
 
 
 @dataclass(frozen=True)
@@ -271,20 +277,12 @@ class Paragraph:
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(_Status):
     id: str
     title: str
     status: str
     asks: str | None
     position: int
-
-    @property
-    def label(self) -> str:
-        return STATUS_LABEL[self.status]
-
-    @property
-    def css(self) -> str:
-        return STATUS_CLASS[self.status]
 
 
 @dataclass(frozen=True)
