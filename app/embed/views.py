@@ -24,7 +24,10 @@ def template_helpers() -> dict:
     return {"embed_asset": embed_asset}
 
 
-bp.add_app_template_global(service.format_date, "embed_date")   # the PDFs print outside an embed request too
+# App-wide: the PDFs print outside an embed request too.
+bp.add_app_template_global(service.format_date, "embed_date")
+bp.add_app_template_filter(service.requirement_rows, "requirement_rows")
+bp.add_app_template_filter(service.status_counts, "status_counts")
 
 
 def embed_asset(filename: str) -> str:
