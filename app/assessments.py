@@ -61,7 +61,7 @@ def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
         display_name=data["display_name"], status="submitted",
         count_met=counts["met"], count_not_met=counts["not_met"], count_partially_met=counts["partially_met"],
         compliance_score=compliance_score(counts["met"], counts["partially_met"], total),
-        embed_token=new_token(),
+        embed_token=new_token(), livemode=key.livemode,
     )
     db.session.add(assessment)
     db.session.flush()
@@ -71,10 +71,15 @@ def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
     return assessment
 
 
+def owned_by(key: AuthenticatedKey) -> ColumnElement[bool]:
+    """The assessments a key may see: its partner's, of its own mode (a test key never sees live data,
+    nor a live key test data)."""
+    return and_(Assessment.partner_id == key.partner_id, Assessment.livemode == key.livemode)
+
+
 def get_assessment(key: AuthenticatedKey, assessment_id: int, *, full: bool = True) -> Assessment:
-    """The partner's assessment, with requirements and reports when `full`; 404 otherwise."""
-    query = select(Assessment).where(Assessment.id == assessment_id,
-                                     Assessment.partner_id == key.partner_id)
+    """The key's assessment, with requirements and reports when `full`; 404 otherwise."""
+    query = select(Assessment).where(Assessment.id == assessment_id, owned_by(key))
     if full:
         # Report links only: the content (kilobytes of JSON per report) is not part of the record.
         query = query.options(selectinload(Assessment.requirements),
@@ -90,7 +95,8 @@ def _record_queries():
     record = (select(a, r.c.persona, r.c.view_token, r.c.status.label("report_status"), r.c.view_count,
                      r.c.engine.label("report_engine"), r.c.fallback_reason)
               .select_from(a.outerjoin(r, r.c.assessment_id == a.c.id))
-              .where(a.c.id == bindparam("id"), a.c.partner_id == bindparam("partner_id"))
+              .where(a.c.id == bindparam("id"), a.c.partner_id == bindparam("partner_id"),
+                     a.c.livemode == bindparam("livemode"))
               .order_by(r.c.position))
     requirements = (select(q.c.ref, q.c.title, q.c.status).where(q.c.assessment_id == bindparam("id"))
                     .order_by(q.c.position))
@@ -109,7 +115,8 @@ def assessment_record(key: AuthenticatedKey, assessment_id: int) -> dict:
     that it equals AssessmentSchema's dump of the ORM objects.
     """
     connection = db.session.connection()
-    rows = connection.execute(_RECORD_QUERY, {"id": assessment_id, "partner_id": key.partner_id}).all()
+    rows = connection.execute(_RECORD_QUERY, {"id": assessment_id, "partner_id": key.partner_id,
+                                              "livemode": key.livemode}).all()
     if not rows:
         raise not_found("No assessment with that id.")
     row = rows[0]
@@ -128,7 +135,8 @@ def assessment_record(key: AuthenticatedKey, assessment_id: int) -> dict:
                      "status": x.report_status, "viewCount": x.view_count, "engine": x.report_engine,
                      "fallbackReason": x.fallback_reason} for x in rows if x.persona is not None],
         "createdAt": iso_utc(row.created_at), "updatedAt": iso_utc(row.updated_at),
-        "generatedAt": iso_utc(row.generated_at), "llmUsage": row.llm_usage,
+        "generatedAt": iso_utc(row.generated_at), "llmUsage": row.llm_usage, "livemode": row.livemode,
+        "reportsDone": row.reports_done,
     }
 
 
@@ -142,25 +150,26 @@ def record_response(key: AuthenticatedKey, assessment_id: int) -> Response:
 
 def list_assessments(key: AuthenticatedKey, limit: int, cursor: str | None) -> tuple[list[Assessment], str | None]:
     """One page of the partner's assessments, newest first, and the cursor of the next page."""
-    return paginate(select(Assessment).where(Assessment.partner_id == key.partner_id), Assessment.id, limit, cursor)
+    return paginate(select(Assessment).where(owned_by(key)), Assessment.id, limit, cursor)
 
 
 def delete_assessment(key: AuthenticatedKey, assessment_id: int) -> None:
-    """Erase the assessment, its requirements, reports, tokens and webhook deliveries (which carry them).
+    """Erase the assessment, its requirements, reports, tokens, stored PDFs, the stored answers of
+    Idempotency-Keys that name it, and its webhook deliveries (which carry them).
 
     409 while a run holds it: the run would store reports, bill and send a webhook for an erased
     assessment. The check and the erasure are one statement, so no run can start in between.
     """
     erased = db.session.execute(
-        delete(Assessment).where(Assessment.id == assessment_id, Assessment.partner_id == key.partner_id,
-                                 not_(running_claim(current_app.config)))
+        delete(Assessment).where(Assessment.id == assessment_id, owned_by(key), not_(running_claim(current_app.config)))
         .execution_options(synchronize_session=False))
     if erased.rowcount != 1:
         db.session.rollback()
         get_assessment(key, assessment_id, full=False)  # 404 for an unknown id or another partner's
         raise ApiError(409, "generation_in_progress",
                        "Reports for this assessment are being generated; delete it when that run ends.")
-    # Requirements and reports go with it (ON DELETE CASCADE); deliveries have no foreign key.
+    # Requirements, reports, PDFs and idempotent answers go with it (ON DELETE CASCADE); deliveries have
+    # no foreign key.
     db.session.execute(delete(WebhookDelivery).where(WebhookDelivery.assessment_id == assessment_id))
     db.session.commit()
 

@@ -107,6 +107,8 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
         "GENERATION_MAX_CONCURRENT_PER_PARTNER": _int(env, "GENERATION_MAX_CONCURRENT_PER_PARTNER", 2, minimum=1),
         "GENERATION_CLAIM_TIMEOUT_SECONDS": _int(env, "GENERATION_CLAIM_TIMEOUT_SECONDS", 900, minimum=1),
+        # A retry whose Idempotency-Key is still running waits this long for its answer before a 409.
+        "IDEMPOTENCY_WAIT_SECONDS": _float(env, "IDEMPOTENCY_WAIT_SECONDS", 2.0),
         "WEBHOOK_MAX_ATTEMPTS": _int(env, "WEBHOOK_MAX_ATTEMPTS", 3, minimum=1),
         "WEBHOOK_BACKOFF_SECONDS": _backoff(env),
         "WEBHOOK_TIMEOUT_SECONDS": _float(env, "WEBHOOK_TIMEOUT_SECONDS", 10.0),

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -88,6 +89,8 @@ class ApiKey(db.Model):
     brand_logo_type: Mapped[str | None] = mapped_column(String(40))        # image/png or image/svg+xml
     brand_logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)  # sha256: /embed/logo/<digest>
     white_label: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # no mention of us
+    # False for a test key: its assessments are never billed and live apart from live data (Stripe's test mode).
+    livemode: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
     partner: Mapped[Partner] = relationship(back_populates="keys")
 
@@ -121,6 +124,10 @@ class Assessment(db.Model):
     generated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     generation_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     llm_usage: Mapped[dict | None] = mapped_column(JSON)   # tokens of the last run, openai engine only
+    # The creating key's mode: a test assessment is seen only by test keys, a live one only by live keys.
+    livemode: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # Reports written so far by the running run (or by the last one): the progress an async caller polls.
+    reports_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     api_key: Mapped[ApiKey] = relationship()
     requirements: Mapped[list[Requirement]] = relationship(
@@ -252,6 +259,31 @@ class PortalSession(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # Renewed at most once a minute by the requests that use the session; expired rows are pruned by it.
     last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+
+
+class IdempotencyKey(db.Model):
+    """A POST's `Idempotency-Key` and its first answer, kept 24 hours so a retry gets the same answer.
+
+    Scoped to the partner and the mode of the key that sent it. Only a hash of the request is kept,
+    never its body; the stored answer goes with the assessment it names (ON DELETE CASCADE).
+    """
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (UniqueConstraint("partner_id", "livemode", "key"), NEVER_REUSED)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"))
+    livemode: Mapped[bool] = mapped_column(Boolean)
+    key: Mapped[str] = mapped_column(String(255))
+    request_hash: Mapped[str] = mapped_column(String(64))     # SHA-256 of method, path and canonical body
+    state: Mapped[str] = mapped_column(String(10))            # running, done
+    locked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    response_status: Mapped[int | None] = mapped_column(Integer)
+    response_headers: Mapped[dict | None] = mapped_column(JSON)
+    response_body: Mapped[bytes | None] = mapped_column(LargeBinary)
+    assessment_id: Mapped[int | None] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 class EmbedPdf(db.Model):

@@ -64,6 +64,7 @@ def app_factory(backend, tmp_path):
     for application in made:
         application.extensions["webhook_sender"].stop()
         application.extensions["view_counter"].stop()   # writes what is left, then no more connections
+        application.extensions["generation_runner"].shutdown(wait=True)   # async runs end before their pool
         application.extensions["generation_pool"].shutdown(wait=True)
         engine = application.extensions["report_engine"]
         if hasattr(engine, "close"):

@@ -3,8 +3,11 @@
 from flask import Blueprint
 
 from ..keys.auth import require_api_key
+from . import idempotency
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 bp.before_request(require_api_key)
+bp.before_request(idempotency.begin)   # after authentication: keys are scoped to the partner
+bp.after_request(idempotency.finish)
 
 from . import assessments, catalog, generation, webhooks  # noqa: E402,F401  (views register themselves on bp)

@@ -180,6 +180,10 @@ class AssessmentSchema(Schema):
     updatedAt = UtcDateTime(attribute="updated_at")
     generatedAt = UtcDateTime(attribute="generated_at", allow_none=True)
     llmUsage = fields.Nested(LlmUsageSchema, attribute="llm_usage", allow_none=True)
+    livemode = fields.Boolean(metadata={"description": "false for an assessment made with a test key: never billed,"
+                                                       " seen only by test keys"})
+    reportsDone = fields.Integer(attribute="reports_done", metadata={
+        "description": "Reports written so far by the running generation (of 25), or by the last one"})
 
 
 class AssessmentListItemSchema(AssessmentSchema):
@@ -205,6 +209,7 @@ class GenerationResultSchema(Schema):
     reports = fields.List(fields.Nested(ReportLinkSchema))
     generatedAt = UtcDateTime(attribute="generated_at")
     llmUsage = fields.Nested(LlmUsageSchema, attribute="llm_usage", allow_none=True)
+    livemode = fields.Boolean()
 
 
 class UsageCountsSchema(Schema):
@@ -223,6 +228,9 @@ class KeyUsageSchema(Schema):
 
 class UsageSchema(Schema):
     currency = fields.String()
+    livemode = fields.Boolean(metadata={
+        "description": "false when asked with a test key: the partner's test assessments and reports, at 0 USD"
+                       " (test mode is never billed)"})
     total = fields.Nested(UsageCountsSchema)
     keys = fields.List(fields.Nested(KeyUsageSchema))
 

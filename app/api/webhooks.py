@@ -18,12 +18,14 @@ delivery_page = DeliveryPageSchema()
 @bp.get("/webhook-deliveries")
 def list_deliveries():
     query = load(delivery_query, request.args.to_dict())
-    items, next_cursor = service.list_deliveries(current_key().partner_id, query["limit"], query["cursor"],
-                                                 query.get("assessmentId"), query.get("status"))
+    key = current_key()
+    items, next_cursor = service.list_deliveries(key.partner_id, query["limit"], query["cursor"],
+                                                 query.get("assessmentId"), query.get("status"), key.livemode)
     return delivery_page.dump({"items": items, "nextCursor": next_cursor})
 
 
 @bp.post("/webhook-deliveries/<delivery_id>/redeliver")
 def redeliver(delivery_id: str):
     """202 with a new round queued; 409 `redelivery_pending` while the current round is not over."""
-    return delivery_schema.dump(service.redeliver(current_key().partner_id, delivery_id)), 202
+    key = current_key()
+    return delivery_schema.dump(service.redeliver(key.partner_id, delivery_id, key.livemode)), 202

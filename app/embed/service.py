@@ -49,6 +49,7 @@ class Header:
     generated_on: str | None
     generated_iso: str | None
     status: str
+    test_mode: bool = False               # made with a test key: every page and PDF says "Test data"
 
 
 def _valid_token(token: str) -> bool:
@@ -162,7 +163,8 @@ def header_for(assessment: Assessment) -> Header:
         total=assessment.total_requirements,
         shares=_shares(assessment.count_met, assessment.count_partially_met, assessment.count_not_met),
         methodology_label=methodology.label if methodology else None,
-        generated_on=generated_on, generated_iso=generated_iso, status=assessment.status)
+        generated_on=generated_on, generated_iso=generated_iso, status=assessment.status,
+        test_mode=not assessment.livemode)
 
 
 @dataclass(frozen=True)
@@ -369,7 +371,7 @@ def status_counts(rows: tuple[Row, ...]) -> dict[str, int]:
 def requirement_rows(rows: tuple[Row, ...]) -> Markup:
     """The appendix table's body rows. Built here rather than by a template loop: at 200 requirements the
     loop's per-row attribute lookups were most of a page's rendering time."""
-    return Markup("\n".join(
+    return Markup("\n".join(  # noqa: S704 - every value from the report is escaped; status and position are ours
         f'<tr data-status="{row.status}" data-position="{row.position}">'
         f'<td class="reqs__req"><span class="reqs__id">{escape(row.id)}</span> {escape(row.title)}</td>'
         f'<td class="reqs__status"><span class="chip chip--{row.css}">{row.label}</span></td>'

@@ -14,6 +14,10 @@ def init_app(app: Flask) -> None:
     """Give the app its report engine and its fan-out pool (threads start on first use)."""
     engine = build_engine(app)
     pool = ThreadPoolExecutor(max_workers=app.config["GENERATION_WORKERS"], thread_name_prefix="generate")
+    # Runs answered with 202 (`Prefer: respond-async`) go on here: each waits on the pool above for its
+    # 25 reports, so it cannot be a task of that pool (runs holding every worker would wait on each other).
+    runner = ThreadPoolExecutor(max_workers=app.config["GENERATION_WORKERS"], thread_name_prefix="generation-run")
     app.extensions["report_engine"] = engine
     app.extensions["generation_pool"] = pool
+    app.extensions["generation_runner"] = runner
     atexit.register(pool.shutdown, wait=False, cancel_futures=True)

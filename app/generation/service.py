@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from flask import current_app
 from sqlalchemy import bindparam, func, insert, not_, select, update
 
-from ..assessments import assessment_record, get_assessment, new_token, running_claim
+from ..assessments import assessment_record, get_assessment, new_token, owned_by, running_claim
 from ..catalog import PERSONAS
 from ..errors import ApiError, not_found
 from ..extensions import db
@@ -68,7 +69,7 @@ def claim(key: AuthenticatedKey, assessment_id: int, previous: str) -> str:
         update(Assessment)
         .where(Assessment.id == assessment_id, not_(running),
                partner_runs < config["GENERATION_MAX_CONCURRENT_PER_PARTNER"])
-        .values(status="generating", generation_started_at=now, updated_at=now)
+        .values(status="generating", generation_started_at=now, updated_at=now, reports_done=0)
         .execution_options(synchronize_session=False))
     if result.rowcount != 1:
         busy_here = db.session.scalar(select(func.count()).where(Assessment.id == assessment_id, running))
@@ -95,18 +96,34 @@ def load_facts(assessment_id: int) -> AssessmentFacts:
                            display_name=row.display_name, requirements=tuple(RequirementFact(*r) for r in rows))
 
 
-def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts,
-            methodology: str) -> list[PersonaResult]:
-    """Write the 25 reports in parallel; a failure fails its persona only."""
-    futures = [(p.id, pool.submit(engine.write, facts, p.id, methodology)) for p in PERSONAS]
-    results = []
-    for persona, future in futures:
+def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts, methodology: str,
+            progress: Callable[[int], None] | None = None) -> list[PersonaResult]:
+    """Write the 25 reports in parallel; a failure fails its persona only. `progress` is told how many
+    are written as they finish."""
+    futures = {pool.submit(engine.write, facts, p.id, methodology): p.id for p in PERSONAS}
+    by_persona = {}
+    for done, future in enumerate(as_completed(futures), start=1):
+        persona = futures[future]
         try:
-            results.append(_result(persona, future.result()))
+            by_persona[persona] = _result(persona, future.result())
         except Exception as exc:  # noqa: BLE001 - any engine failure is recorded on its report
             log.warning("report for persona %s failed: %s: %s", persona, type(exc).__name__, exc)
-            results.append(PersonaResult(persona, None, f"{type(exc).__name__}: {exc}"[:500]))
-    return results
+            by_persona[persona] = PersonaResult(persona, None, f"{type(exc).__name__}: {exc}"[:500])
+        if progress is not None:
+            progress(done)
+    return [by_persona[p.id] for p in PERSONAS]
+
+
+def progress_writer(assessment_id: int) -> Callable[[int], None]:
+    """Record on the assessment how many reports the run has written: one small committed UPDATE per
+    report, which an async caller sees as `reportsDone` when it polls."""
+
+    def write(done: int) -> None:
+        db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(reports_done=done)
+                           .execution_options(synchronize_session=False))
+        db.session.commit()
+
+    return write
 
 
 def _report_statements():
@@ -167,7 +184,8 @@ def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engin
     succeeded = sum(r.content is not None for r in results)
     db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(
         status="completed" if succeeded else "failed", methodology=methodology, generated_at=now,
-        generation_started_at=None, llm_usage=run_usage(results) if engine_name == "openai" else None))
+        generation_started_at=None, llm_usage=run_usage(results) if engine_name == "openai" else None,
+        reports_done=succeeded))
     record = assessment_record(key, assessment_id)
     record_usage(record, key, succeeded)
     first_error = next((r.error for r in results if r.error), None)
@@ -186,24 +204,65 @@ def run_usage(results: list[PersonaResult]) -> dict:
     return total
 
 
-def generate(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
-    """Run generation for the partner's assessment and return the result GenerationResultSchema documents."""
-    previous = db.session.scalar(select(Assessment.status).where(Assessment.id == assessment_id,
-                                                                 Assessment.partner_id == key.partner_id))
+def _claim_for(key: AuthenticatedKey, assessment_id: int) -> str:
+    """404 unless the key may see the assessment; then claim it (409/429 as `claim` says)."""
+    previous = db.session.scalar(select(Assessment.status).where(Assessment.id == assessment_id, owned_by(key)))
     if previous is None:
         raise not_found("No assessment with that id.")
-    previous_status = claim(key, assessment_id, previous)
+    return claim(key, assessment_id, previous)
+
+
+def _run(key: AuthenticatedKey, assessment_id: int, methodology: str, previous_status: str,
+         progress: Callable[[int], None] | None = None) -> dict:
+    """Write and store the reports of a claimed assessment; on a crash, give the claim back."""
     try:
         engine = current_app.extensions["report_engine"]
-        results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(assessment_id), methodology)
-        record = store_run(key, assessment_id, methodology, engine.name, results)
+        results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(assessment_id), methodology,
+                          progress)
+        return store_run(key, assessment_id, methodology, engine.name, results)
     except BaseException:
         db.session.rollback()
         db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
                            .values(status=previous_status, generation_started_at=None))
         db.session.commit()
         raise
-    return generation_result(record)
+
+
+def generate(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
+    """Run generation for the partner's assessment and return the result GenerationResultSchema documents.
+
+    The caller holds the connection for the run and gets the result, so no progress is written on the way
+    (`reportsDone` goes from 0 to the reports written when the run is stored)."""
+    previous_status = _claim_for(key, assessment_id)
+    return generation_result(_run(key, assessment_id, methodology, previous_status))
+
+
+def generate_async(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
+    """Claim the assessment now (so 404, 409 and 429 answer at once), run it on the server's runner, and
+    return the record as claimed: status `generating`, `reportsDone` 0. The webhook fires when it ends."""
+    previous_status = _claim_for(key, assessment_id)
+    app = current_app._get_current_object()
+    try:
+        app.extensions["generation_runner"].submit(_run_in_background, app, key, assessment_id, methodology,
+                                                   previous_status)
+    except RuntimeError:   # the runner is shut down: the process is stopping
+        db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
+                           .values(status=previous_status, generation_started_at=None))
+        db.session.commit()
+        raise ApiError(503, "service_unavailable", "The service is restarting; try again in a moment.",
+                       headers={"Retry-After": "5"}) from None
+    return assessment_record(key, assessment_id)
+
+
+def _run_in_background(app, key: AuthenticatedKey, assessment_id: int, methodology: str,
+                       previous_status: str) -> None:
+    with app.app_context():
+        try:
+            _run(key, assessment_id, methodology, previous_status, progress_writer(assessment_id))
+        except Exception:
+            log.exception("background generation of assessment %s failed", assessment_id)
+        finally:
+            db.session.remove()
 
 
 def generation_result(record: dict) -> dict:
@@ -213,7 +272,7 @@ def generation_result(record: dict) -> dict:
             "complianceScore": record["complianceScore"], "totalReports": len(reports),
             "failedReports": sum(r["status"] != "completed" for r in reports), "embedToken": record["embedToken"],
             "embedUrl": record["embedUrl"], "reports": reports, "generatedAt": record["generatedAt"],
-            "llmUsage": record["llmUsage"]}
+            "llmUsage": record["llmUsage"], "livemode": record["livemode"]}
 
 
 def report_content(key: AuthenticatedKey, assessment_id: int, persona: str) -> dict:

@@ -26,6 +26,7 @@ class AuthenticatedKey:
     rate_limit: int
     frameworks: frozenset[str]
     masked: str
+    livemode: bool = True   # False for a test key
 
     def allows_framework(self, framework: str) -> bool:
         return not self.frameworks or normalize_framework(framework) in self.frameworks
@@ -41,7 +42,8 @@ def _bearer_token() -> str | None:
 
 # Built once, as plain columns: the ORM object and its identity map cost more than the lookup.
 _KEY_QUERY = select(*(ApiKey.__table__.c[name] for name in (
-    "id", "partner_id", "key_hash", "last4", "rate_limit", "frameworks", "last_used_at", "revoked_at"))
+    "id", "partner_id", "key_hash", "last4", "rate_limit", "frameworks", "last_used_at", "revoked_at",
+    "livemode"))
 ).where(ApiKey.__table__.c.key_hash == bindparam("digest"))
 
 
@@ -69,7 +71,8 @@ def authenticate_request() -> AuthenticatedKey | None:
         db.session.commit()
     g.api_key = AuthenticatedKey(
         id=key.id, partner_id=key.partner_id, rate_limit=key.rate_limit,
-        frameworks=frozenset(normalize_framework(f) for f in key.frameworks or []), masked=f"crs_…{key.last4}")
+        frameworks=frozenset(normalize_framework(f) for f in key.frameworks or []), masked=f"crs_…{key.last4}",
+        livemode=bool(key.livemode))
     return g.api_key
 
 

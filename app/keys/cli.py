@@ -39,7 +39,7 @@ def _created_json(issued) -> dict:
     return {"id": key.id, "partner": key.partner.name, "apiKey": issued.api_key,
             "webhookSecret": issued.webhook_secret, "tier": key.tier, "rateLimit": key.rate_limit,
             "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
-            "embedOrigins": list(key.embed_origins), "brand": brand_settings(key)}
+            "embedOrigins": list(key.embed_origins), "brand": brand_settings(key), "livemode": bool(key.livemode)}
 
 
 # Brand options are checked as they are parsed, so a bad one stops the command before it touches
@@ -114,14 +114,17 @@ def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> di
 @click.option("--webhook-url", default=None)
 @click.option("--embed-origin", "embed_origins", multiple=True, help="Origin allowed to frame embed pages.")
 @brand_options
+@click.option("--test", "test_mode", is_flag=True,
+              help="A test key: its assessments are real but never billed, and only test keys see them.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, brand_name, brand_color,
-               logo, clear_logo, white_label, as_json):
+               logo, clear_logo, white_label, test_mode, as_json):
     """Create a key; the key and its webhook secret are shown only now."""
     brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
     try:
         issued = issue_api_key(partner, tier=tier, rate_limit=rate_limit, frameworks=list(frameworks),
-                               webhook_url=webhook_url, embed_origins=list(embed_origins), name=name)
+                               webhook_url=webhook_url, embed_origins=list(embed_origins), name=name,
+                               livemode=not test_mode)
         set_brand(issued.key, **brand)
     except (KeyInputError, BrandError) as exc:
         db.session.rollback()
@@ -131,7 +134,8 @@ def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_o
         click.echo(json.dumps(_created_json(issued)))
         return
     key = issued.key
-    click.echo(f"Created key {key.id} for partner {key.partner.name!r} ({key.tier}, {key.rate_limit}/hour).")
+    mode = "test key, never billed" if not key.livemode else "live key"
+    click.echo(f"Created key {key.id} for partner {key.partner.name!r} ({mode}; {key.tier}, {key.rate_limit}/hour).")
     click.echo(f"API key:        {issued.api_key}")
     click.echo(f"Webhook secret: {issued.webhook_secret}")
     click.echo("Store both now: they are not shown again.")
@@ -152,7 +156,8 @@ def list_keys(partner, as_json):
     for r in rows:
         state = f"revoked {r['revokedAt']}" if r["revokedAt"] else "active"
         frameworks = ", ".join(r["frameworks"]) or "all frameworks"
-        click.echo(f"{r['id']:>4}  {r['key']}  {r['partner']}  {r['tier']} {r['rateLimit']}/h  "
+        click.echo(f"{r['id']:>4}  {r['key']}  {'live' if r['livemode'] else 'test'}  {r['partner']}  "
+                   f"{r['tier']} {r['rateLimit']}/h  "
                    f"{frameworks}  webhook={r['webhookUrl'] or '-'}  {state}")
 
 
@@ -222,7 +227,7 @@ def ensure_demo(base_url):
     """On a database with no key at all, create a demo key and print it once with a curl example."""
     if db.session.scalar(select(func.count()).select_from(ApiKey)):
         return
-    issued = issue_api_key("demo", name="demo key")
+    issued = issue_api_key("demo", name="demo key", livemode=False)   # trying it out is never billed
     db.session.commit()
     base = base_url.rstrip("/")
     body = json.dumps({"companyId": "client_1042", "industry": "Healthcare", "framework": "ISO 27001",
@@ -230,7 +235,8 @@ def ensure_demo(base_url):
                            {"id": "A.5.15", "title": "Access control", "status": "not_met"},
                            {"id": "A.8.13", "title": "Information backup", "status": "partially_met"},
                            {"id": "A.5.1", "title": "Policies for information security", "status": "met"}]})
-    click.echo("A demo key was created. It is shown only this once:\n")
+    click.echo("A demo key (test mode: never billed, its pages say \"Test data\") was created."
+               " It is shown only this once:\n")
     click.echo(f"  {issued.api_key}\n")
     click.echo("Try it:\n")
     click.echo(f"  curl -s -X POST {base}/api/v1/assessments \\\n"

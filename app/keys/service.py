@@ -79,8 +79,11 @@ def _limit_for(tier: str, rate_limit: int | None) -> int:
 
 def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: int | None = None,
                   frameworks: list[str] | None = None, webhook_url: str | None = None,
-                  embed_origins: list[str] | None = None, name: str | None = None) -> IssuedKey:
-    """Create a key (and its partner when new); the caller commits."""
+                  embed_origins: list[str] | None = None, name: str | None = None,
+                  livemode: bool = True) -> IssuedKey:
+    """Create a key (and its partner when new); the caller commits. `livemode=False` makes a test key:
+    the same format, but what it creates is never billed and is seen only by the partner's test keys.
+    A key's mode is fixed for its life."""
     partner_name = partner_name.strip()
     if not partner_name:
         raise KeyInputError("partner name must not be empty")
@@ -96,7 +99,8 @@ def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: in
     webhook_secret = new_webhook_secret()
     key = ApiKey(partner=partner, name=name, key_hash=hash_api_key(api_key), last4=api_key[-4:], tier=tier,
                  rate_limit=limit, frameworks=clean_frameworks, webhook_url=url,
-                 webhook_secret_encrypted=encrypt_secret(webhook_secret), embed_origins=origins)
+                 webhook_secret_encrypted=encrypt_secret(webhook_secret), embed_origins=origins,
+                 livemode=livemode)
     db.session.add(key)
     db.session.flush()
     return IssuedKey(key=key, api_key=api_key, webhook_secret=webhook_secret)
@@ -180,5 +184,5 @@ def key_settings(key: ApiKey) -> dict:
         "rateLimit": key.rate_limit, "frameworks": list(key.frameworks or []), "webhookUrl": key.webhook_url,
         "embedOrigins": list(key.embed_origins or []),
         "createdAt": iso_utc(key.created_at), "lastUsedAt": iso_utc(key.last_used_at),
-        "revokedAt": iso_utc(key.revoked_at), "brand": brand_settings(key),
+        "revokedAt": iso_utc(key.revoked_at), "brand": brand_settings(key), "livemode": bool(key.livemode),
     }

@@ -104,6 +104,9 @@ class KeyForm(PortalForm):
     brand_logo = FileField("Logo", description="PNG or SVG, at most 64 KB. SVG files may not contain scripts, "
                                                "event handlers or links to other files.")
     remove_logo = BooleanField("Remove the logo")
+    test_mode = BooleanField("Test key", description="For trying the API out: assessments made with it are real but "
+                                                     "never billed, only test keys see them, and their pages say "
+                                                     "“Test data”. A key’s mode cannot be changed later.")
     white_label = BooleanField("White-label", description="Hide every mention of Compliance Reports on the report "
                                                           "pages and PDFs: your clients see only your brand.")
 
@@ -180,4 +183,5 @@ class KeyForm(PortalForm):
                           embed_origins=lines(self.embed_origins.data),
                           brand_name=normalize_name(self.brand_name.data),
                           brand_color=normalize_color(color) if color else None, logo=self.logo,
-                          remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data))
+                          remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data),
+                          livemode=not self.test_mode.data)

@@ -34,6 +34,7 @@ class AssessmentRow:
     generated_at: datetime | None
     views: int
     viewer_url: str
+    livemode: bool = True
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def assessments_page(partner_id: int, status: str | None, framework: str | None,
             company_id=assessment.external_company_id, framework=assessment.framework, status=assessment.status,
             score=assessment.compliance_score, methodology=methodology.label if methodology else None,
             created_at=assessment.created_at, generated_at=assessment.generated_at, views=int(view_count),
-            viewer_url=embed_url(assessment.embed_token)))
+            viewer_url=embed_url(assessment.embed_token), livemode=assessment.livemode))
     return Page(items=items, number=number, pages=pages, total=total)
 
 

@@ -42,6 +42,7 @@ class KeyChanges:
     logo: bytes | None = None
     remove_logo: bool = False
     white_label: bool = False
+    livemode: bool = True      # only read when creating: a key's mode is fixed
 
     def brand(self) -> dict:
         """Keyword arguments for `set_brand`."""
@@ -108,7 +109,7 @@ def create_key(partner: Partner, changes: KeyChanges) -> IssuedKey:
     try:
         issued = issue_api_key(partner.name, tier=changes.tier, frameworks=changes.frameworks,
                                webhook_url=changes.webhook_url, embed_origins=changes.embed_origins,
-                               name=changes.name)
+                               name=changes.name, livemode=changes.livemode)
         set_brand(issued.key, **changes.brand())
     except (KeyInputError, BrandError):
         db.session.rollback()

@@ -27,7 +27,7 @@ def completed_payload(record: dict, failed: int, at: datetime) -> dict:
         "embedUrl": record["embedUrl"],
         "reports": [{"persona": r["persona"], "viewToken": r["viewToken"], "viewUrl": r["viewUrl"]}
                     for r in record["reports"]],
-        "timestamp": iso_utc(at),
+        "livemode": record["livemode"], "timestamp": iso_utc(at),
     }
 
 
@@ -35,7 +35,7 @@ def failed_payload(record: dict, failed: int, error: str, at: datetime) -> dict:
     return {
         "event": FAILED, "assessmentId": record["id"], "externalCompanyId": record["externalCompanyId"],
         "framework": record["framework"], "status": "failed", "totalReports": len(record["reports"]),
-        "failedReports": failed, "error": error, "timestamp": iso_utc(at),
+        "failedReports": failed, "error": error, "livemode": record["livemode"], "timestamp": iso_utc(at),
     }
 
 

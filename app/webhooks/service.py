@@ -8,7 +8,7 @@ from sqlalchemy import select, update
 
 from ..errors import ApiError, not_found
 from ..extensions import db
-from ..models import WebhookDelivery, utcnow
+from ..models import ApiKey, WebhookDelivery, utcnow
 from ..pagination import paginate
 from .outbox import notify_sender
 
@@ -16,10 +16,20 @@ from .outbox import notify_sender
 DELIVERY_ID = re.compile(r"[A-Za-z0-9_\-]{1,40}")
 
 
+def _of(partner_id: int, livemode: bool | None):
+    """The partner's deliveries; of one mode's keys when `livemode` is given (the API: a test key sees
+    test deliveries only, a live key live ones; the portal shows both)."""
+    conditions = [WebhookDelivery.partner_id == partner_id]
+    if livemode is not None:
+        conditions.append(WebhookDelivery.api_key_id.in_(
+            select(ApiKey.id).where(ApiKey.partner_id == partner_id, ApiKey.livemode == livemode)))
+    return conditions
+
+
 def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_id: int | None,
-                    status: str | None) -> tuple[list[WebhookDelivery], str | None]:
+                    status: str | None, livemode: bool | None = None) -> tuple[list[WebhookDelivery], str | None]:
     """The partner's deliveries, newest first, optionally for one assessment or in one status."""
-    query = select(WebhookDelivery).where(WebhookDelivery.partner_id == partner_id)
+    query = select(WebhookDelivery).where(*_of(partner_id, livemode))
     if assessment_id is not None:
         query = query.where(WebhookDelivery.assessment_id == assessment_id)
     if status is not None:
@@ -27,12 +37,12 @@ def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_
     return paginate(query, WebhookDelivery.pk, limit, cursor)
 
 
-def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery:
+def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -> WebhookDelivery:
     """Queue a new round of attempts under the same delivery id, unless a round is still queued or running."""
     if not DELIVERY_ID.fullmatch(delivery_id):  # Postgres refuses a NUL in a query outright: a 500 otherwise
         raise not_found("No webhook delivery with that id.")
     delivery = db.session.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
-                                                               WebhookDelivery.partner_id == partner_id))
+                                                               *_of(partner_id, livemode)))
     if delivery is None:
         raise not_found("No webhook delivery with that id.")
     # One round at a time, decided by a conditional UPDATE: two redeliveries racing, or one racing the

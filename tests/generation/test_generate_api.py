@@ -35,7 +35,8 @@ def test_generate_creates_25_reports(client, auth):
     assert response.status_code == 200
     result = response.get_json()
     assert list(result) == ["assessmentId", "status", "methodology", "complianceScore", "totalReports",
-                            "failedReports", "embedToken", "embedUrl", "reports", "generatedAt", "llmUsage"]
+                            "failedReports", "embedToken", "embedUrl", "reports", "generatedAt", "llmUsage",
+                            "livemode"]
     assert result["assessmentId"] == record["id"]
     assert result["status"] == "completed" and result["methodology"] == "spin"
     assert result["totalReports"] == 25 and result["failedReports"] == 0
@@ -174,7 +175,8 @@ def test_delete_after_generation_erases_reports(client, auth):
 
 def test_usage_bills_once_per_assessment(client, auth, make_key):
     empty = client.get("/api/v1/usage", headers=auth).get_json()
-    assert empty == {"currency": "USD", "total": {"assessments": 0, "reports": 0, "amount": 0}, "keys": []}
+    assert empty == {"currency": "USD", "livemode": True, "total": {"assessments": 0, "reports": 0, "amount": 0},
+                     "keys": []}
     first, second = submit(client, auth), submit(client, auth)
     generate(client, auth, first["id"])
     generate(client, auth, first["id"], methodology="meddpicc")  # regeneration is not billed again
