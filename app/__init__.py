@@ -92,6 +92,7 @@ def register_blueprints(app: Flask) -> None:
     from .api import bp as api_bp
     from .api.openapi import build_openapi
     from .assessments import IdConverter
+    from .docs import bp as docs_bp
     from .embed.views import bp as embed_bp
     from .extensions import csrf
     from .portal import blueprint as portal_blueprint
@@ -101,6 +102,7 @@ def register_blueprints(app: Flask) -> None:
     app.register_blueprint(api_bp)
     csrf.exempt(api_bp)  # bearer keys, not cookies: nothing for a cross-site form to ride on
     app.register_blueprint(embed_bp)
+    app.register_blueprint(docs_bp)
     app.register_blueprint(portal_blueprint())
     app.extensions["openapi"] = build_openapi(__version__)
 

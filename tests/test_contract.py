@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,8 @@ def test_schemathesis_finds_nothing(app, make_key, backend):
             [Path(sys.executable).parent / "schemathesis", "--config-file", str(ROOT / "tests" / "schemathesis.toml"),
              "run", f"{live.url}/openapi.json", "--checks", "all", "--max-examples", "25",
              "-H", f"Authorization: Bearer {key.api_key}", "--seed", "1", "--no-color"],
-            cwd=ROOT, capture_output=True, text=True, timeout=600)
+            cwd=ROOT, capture_output=True, text=True, timeout=600,
+            env={**os.environ, "SCHEMATHESIS_HOOKS": "tests.support.schemathesis_hooks"})
     report = ARTIFACTS / f"schemathesis-{backend}.txt"
     report.write_text(result.stdout + result.stderr)
     assert result.returncode == 0, f"schemathesis found problems; see {report}\n{result.stdout[-3000:]}"
