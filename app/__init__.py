@@ -66,6 +66,9 @@ def configure_logging() -> None:
     # from the fan-out's threads while the run waits on them. Failures are logged by the engine.
     for name in ("httpx", "httpx2", "httpcore", "httpcore2"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    # WeasyPrint (the PDFs) logs every print step at INFO, three of them when it is imported, and warns
+    # about browser-only CSS it ignores. Set before the blueprints import it.
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
 
 
 def start_background_work(app: Flask) -> None:

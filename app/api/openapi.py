@@ -204,7 +204,7 @@ REPORT_CONTENT = {
     "callToAction": "Our recommendation: confirm the order in which the open items are closed, access and detection"
                     " first, and give each a named control owner and a target date before the next management"
                     " review.",
-    "keyPoints": ["one control open in your area: 1 not met", "First to close: Access control (A.5.15), not met",
+    "keyPoints": ["One control open in your area: 1 not met", "First to close: Access control (A.5.15), not met",
                   "Your area: 4-8 of 6-13 person-days for the whole assessment (planning table)",
                   "1 more open item sits with other owners"],
     "persona": "ciso", "personaLabel": "CISO", "category": "Executive", "methodology": "challenger",

@@ -27,7 +27,6 @@ from ..models import Assessment, EmbedPdf, Report
 from . import service
 
 log = logging.getLogger(__name__)
-logging.getLogger("weasyprint").setLevel(logging.ERROR)   # a line per print step; warnings on browser-only CSS
 
 ALL = "all"
 _STATIC = os.path.join(os.path.dirname(__file__), "static")

@@ -294,7 +294,12 @@ def _open_mix(r: Reading, indices: tuple[int, ...] | list[int]) -> str:
 
 def key_points(r: Reading) -> list[str]:
     """Three to five short points for the top of the page: what this reader should take away at a glance.
-    Facts only (counts, names, the plan's figures); the report's prose argues them."""
+    Facts only (counts, names, the plan's figures); the report's prose argues them. Each starts with a
+    capital, as a list item does ("one control open ..." comes from the item counter)."""
+    return [point[:1].upper() + point[1:] for point in _key_points(r)]
+
+
+def _key_points(r: Reading) -> list[str]:
     if not r.f.total:
         return ["The assessment lists no requirements yet"]
     if r.relation == "outside_reader":

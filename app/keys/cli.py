@@ -224,8 +224,11 @@ def rotate_secret(key_id, as_json):
 @keys_cli.command("ensure-demo")
 @click.option("--base-url", default="http://127.0.0.1:8000", show_default=True)
 def ensure_demo(base_url):
-    """On a database with no key at all, create a demo key and print it once with a curl example."""
+    """On a database with no key at all, create a demo key and print it once with a curl example;
+    otherwise say how to get a key (the demo key was shown only once)."""
     if db.session.scalar(select(func.count()).select_from(ApiKey)):
+        click.echo("Keys exist already (a demo key is printed only on an empty database). For a new one:\n"
+                   "  .venv/bin/flask --app wsgi keys create --partner 'Your company' --test")
         return
     issued = issue_api_key("demo", name="demo key", livemode=False)   # trying it out is never billed
     db.session.commit()

@@ -283,6 +283,7 @@ def test_every_report_opens_with_a_few_short_points_for_its_reader():
         points = report["keyPoints"]
         assert 2 <= len(points) <= 5, (case, persona, points)
         assert all(len(p) <= 200 and not p.endswith(".") for p in points), (case, persona, points)
+        assert all(p[0].isupper() or p[0].isdigit() for p in points), (case, persona, points)
         assert len(set(points)) == len(points)
         if PERSONA_BY_ID[persona].relation == "outside_reader":   # evidence, never work or money
             assert not any("person-days" in p or "First to close" in p for p in points), (case, persona)
