@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from flask import current_app
 from sqlalchemy import bindparam, func, insert, not_, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from ..assessments import assessment_record, get_assessment, new_token, owned_by, running_claim
 from ..catalog import PERSONAS
@@ -119,9 +120,13 @@ def progress_writer(assessment_id: int) -> Callable[[int], None]:
     report, which an async caller sees as `reportsDone` when it polls."""
 
     def write(done: int) -> None:
-        db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(reports_done=done)
-                           .execution_options(synchronize_session=False))
-        db.session.commit()
+        try:
+            db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(reports_done=done)
+                               .execution_options(synchronize_session=False))
+            db.session.commit()
+        except SQLAlchemyError:   # progress is a courtesy: a failed write must not cost the run
+            log.warning("could not record the progress of assessment %s", assessment_id, exc_info=True)
+            db.session.rollback()
 
     return write
 
@@ -241,6 +246,7 @@ def generate_async(key: AuthenticatedKey, assessment_id: int, methodology: str) 
     """Claim the assessment now (so 404, 409 and 429 answer at once), run it on the server's runner, and
     return the record as claimed: status `generating`, `reportsDone` 0. The webhook fires when it ends."""
     previous_status = _claim_for(key, assessment_id)
+    record = assessment_record(key, assessment_id)   # as claimed, before the run can move it on
     app = current_app._get_current_object()
     try:
         app.extensions["generation_runner"].submit(_run_in_background, app, key, assessment_id, methodology,
@@ -251,7 +257,7 @@ def generate_async(key: AuthenticatedKey, assessment_id: int, methodology: str) 
         db.session.commit()
         raise ApiError(503, "service_unavailable", "The service is restarting; try again in a moment.",
                        headers={"Retry-After": "5"}) from None
-    return assessment_record(key, assessment_id)
+    return record
 
 
 def _run_in_background(app, key: AuthenticatedKey, assessment_id: int, methodology: str,
