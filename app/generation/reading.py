@@ -22,6 +22,15 @@ MAX_FACTS = 3        # sourced facts quoted in one report
 GENERIC_DATA = "sensitive data"
 POLICY = "a documented security policy"
 ALLOT_ORDER = ("External", "Executive", "Management", "Business", "Operational")
+# Figures about one kind of failure, quoted only when the assessment has that kind of gap: a supply-chain
+# statistic in a report whose open items are backup and logging reads as boilerplate.
+FACT_TOPICS = {
+    "third_party": {"vendor"},
+    "ransomware": {"backup", "incident", "vuln"},
+    "credentials": {"access"},
+    "human_element": {"hr"},
+    "detection": {"logging", "incident"},
+}
 
 
 @dataclass(frozen=True)
@@ -184,6 +193,7 @@ def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:
     """
     def allot():
         pools = fact_pools(facts)
+        gaps = relevant_topics(facts)
         used: set[int] = set()
         out: dict[str, list[dict]] = {p.id: [] for p in load().personas}
         order = sorted(load().personas, key=lambda p: ALLOT_ORDER.index(p.category))
@@ -192,12 +202,21 @@ def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:
                 if rank >= len(persona.fact_kinds) or len(out[persona.id]) >= MAX_FACTS:
                     continue
                 kind = persona.fact_kinds[rank]
+                bound = FACT_TOPICS.get(kind)
+                if bound is not None and not bound & gaps:
+                    continue
                 fact = next((x for pool in pools for x in pool if x["kind"] == kind and id(x) not in used), None)
                 if fact is not None:
                     used.add(id(fact))
                     out[persona.id].append(fact)
         return {k: tuple(v) for k, v in out.items()}
     return facts.memo("allotted_facts", allot)
+
+
+def relevant_topics(facts: AssessmentFacts) -> set[str]:
+    """The topics of the open requirements (of every requirement when none is open)."""
+    indices = facts.open_order or range(len(facts.requirements))
+    return {topic for i in indices for topic in facts.topics[i]}
 
 
 def topic_labels(topics: list[Topic] | tuple[Topic, ...]) -> str:

@@ -393,3 +393,26 @@ def test_output_is_deterministic_and_shareable_across_threads():
     with ThreadPoolExecutor(max_workers=25) as pool:
         again = dict(zip(keys, pool.map(lambda key: ENGINE.write(shared, *key), keys), strict=True))
     assert again == first
+
+
+def test_figures_about_one_kind_of_failure_appear_only_where_that_gap_is_open():
+    """A supply-chain or ransomware statistic in a report whose open items are access and logging reads as
+    filler to every reader; the same figure belongs where suppliers (or backups) are the gap."""
+    def reports(requirements):
+        facts = AssessmentFacts.from_submission({
+            "industry": "Healthcare", "framework": "ISO 27001", "has_policy": True, "display_name": None,
+            "requirements": requirements})
+        return " ".join(body(ENGINE.write(facts, p, "spin")) for p in PERSONA_IDS)
+
+    base = [{"id": "A.5.1", "title": "Policies for information security", "status": "met"},
+            {"id": "A.5.15", "title": "Access control", "status": "not_met"},
+            {"id": "A.8.15", "title": "Logging", "status": "not_met"}]
+    supplier_figures = ("Supply chain compromise", "Breaches involving a third party")
+    without = reports([*base, {"id": "A.5.19", "title": "Information security in supplier relationships",
+                               "status": "met"}])
+    assert not any(figure in without for figure in supplier_figures)
+    ransomware_figures = [f["text"][:40] for f in load().general_facts if f["kind"] == "ransomware"]
+    assert ransomware_figures and not any(figure in without for figure in ransomware_figures)
+    with_gap = reports([*base, {"id": "A.5.19", "title": "Information security in supplier relationships",
+                                "status": "not_met"}])
+    assert any(figure in with_gap for figure in supplier_figures)
