@@ -32,7 +32,7 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 # Placeholders a content text may use, filled per report: the client as named mid-sentence and at
 # the start of one, the framework's short and full names, what the framework protects, and the
 # industry as the partner wrote it. `ask` only in a methodology's call to action.
-SLOTS = frozenset({"org", "Org", "framework", "framework_name", "data", "industry"})
+SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry"})
 CTA_SLOTS = SLOTS | {"ask", "Ask"}
 # A methodology's voice for one finding: the requirements named, the verb ("is"/"are"), their
 # status ("not met"/"partly met") and the reader's angle on the topic (lower-case / capitalised).

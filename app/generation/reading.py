@@ -58,8 +58,11 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
     """What the content files' placeholders stand for in this assessment's reports."""
     def build():
         fw, ind = facts.framework_pack, facts.industry_pack
+        framework = fw.short if fw else facts.framework
+        article = "an" if framework[:1].upper() in "AEIOU" else "a"   # an ISO 27001, a HIPAA, a SOC 2
         return {"org": facts.organization, "Org": facts.organization_at_start,
-                "framework": fw.short if fw else facts.framework,
+                "framework": framework, "a_framework": f"{article} {framework}",
+                "A_framework": f"{article.capitalize()} {framework}",
                 "framework_name": fw.name if fw else facts.framework,
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
                 "industry": _industry_name(facts.industry)}

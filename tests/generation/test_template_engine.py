@@ -416,3 +416,10 @@ def test_figures_about_one_kind_of_failure_appear_only_where_that_gap_is_open():
     with_gap = reports([*base, {"id": "A.5.19", "title": "Information security in supplier relationships",
                                 "status": "not_met"}])
     assert any(figure in with_gap for figure in supplier_figures)
+
+
+def test_articles_agree_with_the_framework_name():
+    """"An ISO 27001 assessment", "a HIPAA assessment": never "a ISO 27001"."""
+    for case, _methodology, persona, report in all_reports(("spin",)):
+        wrong = re.findall(r"\b[Aa] (?:ISO|[AEIOU][A-Z]{2,})\b", body(report))
+        assert not wrong, (case, persona, wrong)
