@@ -49,7 +49,8 @@ def findings(r: Reading) -> Output:
     if r.all_met:
         return _findings_all_met(r)
     if not r.groups:
-        return ["Nothing open falls in your area."] + _met_findings(r), []
+        where = "among the controls you weigh" if r.relation == "outside_reader" else "in your area"
+        return [f"Nothing open falls {where}."] + _met_findings(r), []
     paras = []
     for group in r.groups[:MAX_GROUPS]:
         angle = r.angle(group.topic)
@@ -65,7 +66,8 @@ def findings(r: Reading) -> Output:
     later = r.groups[MAX_GROUPS:]
     if later:
         n = sum(len(g.indices) for g in later)
-        paras.append(f"Also open in your area, and listed in the appendix: {r.item(n)} on "
+        also = "Also open" if r.relation == "outside_reader" else "Also open in your area"   # not theirs to own
+        paras.append(f"{also}, and listed in the appendix: {r.item(n)} on "
                      f"{topic_labels([g.topic for g in later])}.")
     return paras, []
 
@@ -104,10 +106,11 @@ def others(r: Reading) -> Output:
 def strengths(r: Reading) -> Output:
     if r.all_met:
         return [], []     # findings already says what is met
+    outside = r.relation == "outside_reader"
     if not r.met_mine:
-        return ["Nothing in your area is met yet."], []
-    return ["Already sound in your area:"], [f"{r.f.requirements[i].id} {r.f.requirements[i].title}: met".strip()
-                                             for i in r.met_mine[:8]]
+        return ["Nothing here is recorded as met yet." if outside else "Nothing in your area is met yet."], []
+    met = [f"{r.f.requirements[i].id} {r.f.requirements[i].title}: met".strip() for i in r.met_mine[:8]]
+    return ["Recorded as met:" if outside else "Already sound in your area:"], met
 
 
 def exposure(r: Reading) -> Output:

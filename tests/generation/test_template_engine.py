@@ -423,3 +423,10 @@ def test_articles_agree_with_the_framework_name():
     for case, _methodology, persona, report in all_reports(("spin",)):
         wrong = re.findall(r"\b[Aa] (?:ISO|[AEIOU][A-Z]{2,})\b", body(report))
         assert not wrong, (case, persona, wrong)
+
+
+def test_outside_readers_are_never_told_what_is_in_their_area():
+    """An auditor, an underwriter or an investor owns none of the controls: "your area" is the owners' word."""
+    for case, methodology, persona, report in all_reports(METHOD_IDS):
+        if persona in OUTSIDE:
+            assert "your area" not in body(report), (case, methodology, persona)
