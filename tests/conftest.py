@@ -14,6 +14,7 @@ from app.generation.negotiation import Negotiator
 from app.keys.service import issue_api_key
 from tests.support.browser import axe_source, browser, live  # noqa: F401 - fixtures of the browser tests
 from tests.support.fake_openai import FakeOpenAIServer
+from tests.support.receiver import WebhookReceiver
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])
@@ -118,6 +119,14 @@ def api_key(make_key) -> str:
 @pytest.fixture
 def auth(api_key) -> dict:
     return {"Authorization": f"Bearer {api_key}"}
+
+
+@pytest.fixture
+def receiver():
+    """A real webhook receiver on loopback that records every POST (see tests/support/receiver.py)."""
+    server = WebhookReceiver().start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -10,18 +10,10 @@ import pytest
 from app.catalog import PERSONAS
 from tests.factories import submission
 from tests.support.processes import wait_until as _wait_until
-from tests.support.receiver import WebhookReceiver
 
 ASYNC = {"Prefer": "respond-async"}
 FAST_HOOKS = {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": True, "WEBHOOK_BACKOFF_SECONDS": (0.2, 0.4),
               "WEBHOOK_TIMEOUT_SECONDS": 2.0}
-
-
-@pytest.fixture
-def receiver():
-    server = WebhookReceiver().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

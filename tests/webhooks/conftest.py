@@ -9,7 +9,7 @@ import pytest
 
 from tests.factories import submission
 from tests.support.processes import wait_until
-from tests.support.receiver import SilentReceiver, WebhookReceiver
+from tests.support.receiver import SilentReceiver
 
 FAST = {"WEBHOOK_ALLOW_PRIVATE_NETWORKS": True, "WEBHOOK_BACKOFF_SECONDS": (0.2, 0.4),
         "WEBHOOK_TIMEOUT_SECONDS": 2.0, "WEBHOOK_MAX_ATTEMPTS": 3}
@@ -47,13 +47,6 @@ def app(app_factory):
     application = app_factory(**FAST)
     application.extensions["webhook_sender"].start()
     return application
-
-
-@pytest.fixture
-def receiver():
-    server = WebhookReceiver().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
