@@ -430,3 +430,9 @@ def test_outside_readers_are_never_told_what_is_in_their_area():
     for case, methodology, persona, report in all_reports(METHOD_IDS):
         if persona in OUTSIDE:
             assert "your area" not in body(report), (case, methodology, persona)
+
+
+def test_a_call_to_action_says_when_once():
+    """"This week: start this week on ..." read as a template showing through."""
+    for case, methodology, persona, report in all_reports(METHOD_IDS):
+        assert report["callToAction"].lower().count("this week") <= 1, (case, methodology, persona)
