@@ -75,9 +75,14 @@ def _replay(row: IdempotencyKey) -> Response:
     return response
 
 
+def _matching(scope: dict) -> list:
+    """The row of one partner, mode and key value."""
+    return [getattr(IdempotencyKey, name) == value for name, value in scope.items()]
+
+
 def _find(scope: dict) -> IdempotencyKey | None:
     db.session.rollback()   # a fresh read: the other request may have finished since
-    return db.session.scalar(select(IdempotencyKey).where(*(getattr(IdempotencyKey, k) == v for k, v in scope.items())))
+    return db.session.scalar(select(IdempotencyKey).where(*_matching(scope)))
 
 
 def begin() -> Response | None:
@@ -156,7 +161,7 @@ def finish(response: Response) -> Response:
     scope = g.pop("idempotency", None)
     if scope is None:
         return response
-    where = [getattr(IdempotencyKey, k) == v for k, v in scope.items()]
+    where = _matching(scope)
     try:
         db.session.rollback()   # nothing of the request's own work is pending; start clean
         if response.status_code >= 500 or response.status_code in (409, 429):

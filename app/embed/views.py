@@ -43,6 +43,15 @@ def _assessment_or_404(token: str):
     return assessment
 
 
+def _report_or_404(token: str):
+    """The report a view token addresses, with content; its creating key's origins decide the framing."""
+    report = service.report_by_view_token(token)
+    if report is None:
+        abort(404)
+    g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
+    return report
+
+
 def _count_view(report) -> None:
     if request.method == "GET":  # a HEAD request shows nobody the report
         current_app.extensions["view_counter"].add(report.id)
@@ -107,10 +116,7 @@ def report_fragment(token: str, persona: str):
 @bp.get("/report/<token>")
 def report_page(token: str):
     """One report on its own, under the masthead."""
-    report = service.report_by_view_token(token)
-    if report is None:
-        abort(404)
-    g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
+    report = _report_or_404(token)
     html = _render("embed/report.html", report.assessment, persona_label=service.persona_label(report.persona),
                    view=service.report_view(report.content), level=1, report_pdf_url=_report_pdf_url(report))
     _count_view(report)
@@ -120,10 +126,7 @@ def report_page(token: str):
 @bp.get("/report/<token>.pdf")
 def report_pdf(token: str):
     """One report as a PDF, printed from the page's templates."""
-    report = service.report_by_view_token(token)
-    if report is None:
-        abort(404)
-    g.embed_frame_ancestors = service.frame_ancestors(report.assessment)
+    report = _report_or_404(token)
     return _pdf(report.assessment, [report], report.persona, f"{report.persona}-report")
 
 
