@@ -300,3 +300,27 @@ class EmbedPdf(db.Model):
     fingerprint: Mapped[str] = mapped_column(String(64))
     pdf: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EmbedPage(db.Model):
+    """An embed page as last rendered, so a view of an unchanged page costs one query and no rendering.
+
+    One row per page: `kind` is "assessment" (with `persona` the ?persona= asked for, "" for none),
+    "fragment" or "report" (with the report's persona). `fingerprint` names everything the bytes were
+    rendered from (the token, the assessment's and brand's columns, the release's code and templates);
+    a request whose fingerprint differs renders the page again and replaces the row. Not a cache of
+    the token check: the token is looked up in the same query, on every request.
+    """
+
+    __tablename__ = "embed_pages"
+    __table_args__ = (UniqueConstraint("assessment_id", "kind", "persona"), NEVER_REUSED)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    assessment_id: Mapped[int] = mapped_column(ForeignKey("assessments.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(12))
+    persona: Mapped[str] = mapped_column(String(40))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    report_id: Mapped[int] = mapped_column(BigInteger)   # the report shown: its view is counted
+    html: Mapped[str] = mapped_column(Text)
+    style_hashes: Mapped[str] = mapped_column(Text)      # CSP sources of the page's own <style> blocks
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

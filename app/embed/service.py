@@ -10,15 +10,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+from flask import current_app, request
 from markupsafe import Markup, escape
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam, delete, insert, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import joinedload, selectinload
 from werkzeug.security import safe_join
 
 from ..catalog import CATEGORIES, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
 from ..extensions import db
 from ..keys.brand import accent_as_text, text_on
-from ..models import ApiKey, Assessment, Report
+from ..models import ApiKey, Assessment, EmbedPage, Report
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +223,11 @@ def frame_ancestors(assessment: Assessment | None) -> str:
     """The CSP frame-ancestors sources: the creating key's embed origins, `*` when it has none."""
     if assessment is None or assessment.api_key is None:
         return ANY_ANCESTOR
-    origins = [o for o in assessment.api_key.embed_origins or [] if _ORIGIN.fullmatch(o)]
+    return _ancestors(assessment.api_key.embed_origins)
+
+
+def _ancestors(embed_origins: list[str] | None) -> str:
+    origins = [o for o in embed_origins or [] if _ORIGIN.fullmatch(o)]
     return " ".join(origins) if origins else ANY_ANCESTOR
 
 
@@ -241,6 +247,107 @@ def asset_version(static_folder: str, filename: str) -> str | None:
     except OSError:
         return None
     return _file_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+# ---------------------------------------------------------------------- stored pages
+ASSESSMENT_PAGE, FRAGMENT, REPORT_PAGE = "assessment", "fragment", "report"
+_A, _K, _R, _P = (Assessment.__table__, ApiKey.__table__, Report.__table__, EmbedPage.__table__)
+# Everything a page's bytes depend on besides the token, the persona and the release: the assessment's
+# columns (`updated_at` moves with any change to them), the brand, and for a report page its report.
+_RENDERED_FROM = (_A.c.id, _A.c.updated_at, _A.c.status, _A.c.generated_at, _A.c.framework, _A.c.industry,
+                  _A.c.display_name, _A.c.methodology, _A.c.compliance_score, _A.c.count_met,
+                  _A.c.count_partially_met, _A.c.count_not_met, _A.c.livemode, _K.c.brand_name, _K.c.brand_color,
+                  _K.c.brand_logo_digest, _K.c.brand_logo_type, _K.c.white_label)
+_STORED = (_K.c.embed_origins, _P.c.fingerprint.label("page_fingerprint"), _P.c.html, _P.c.report_id,
+           _P.c.style_hashes)
+
+
+def _page_query(source, kind, persona, where) -> select:
+    stored = and_(_P.c.assessment_id == _A.c.id, _P.c.kind == kind, _P.c.persona == persona)
+    return select(*_RENDERED_FROM, *_STORED).select_from(
+        source.outerjoin(_K, _K.c.id == _A.c.api_key_id).outerjoin(_P, stored)).where(where)
+
+
+# Built once: each view runs one of these, which checks the token and reads the stored page together.
+_PAGE_QUERIES = {
+    ASSESSMENT_PAGE: _page_query(_A, ASSESSMENT_PAGE, bindparam("persona"), _A.c.embed_token == bindparam("token")),
+    FRAGMENT: _page_query(_A, FRAGMENT, bindparam("persona"), _A.c.embed_token == bindparam("token")),
+    REPORT_PAGE: _page_query(_R.join(_A, _A.c.id == _R.c.assessment_id), REPORT_PAGE, _R.c.persona,
+                             and_(_R.c.view_token == bindparam("token"), _R.c.generated_at.is_not(None)))
+    .add_columns(_R.c.generated_at.label("report_generated_at"), _R.c.persona.label("report_persona")),
+}
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    html: str
+    report_id: int
+    style_hashes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PageLookup:
+    """A valid token's page: the frame ancestors, the current fingerprint and, if it is current, the stored page."""
+
+    assessment_id: int
+    persona: str                 # the page's persona key: as asked, or the report page's own
+    status: str
+    frame_ancestors: str
+    fingerprint: str
+    stored: StoredPage | None
+
+
+def page_lookup(kind: str, token: str, persona: str = "") -> PageLookup | None:
+    """One query: None when the token addresses nothing (or, for a report page, a report without
+    content); otherwise what the request needs to answer, with the stored page when it is current."""
+    if not _valid_token(token):
+        return None
+    row = db.session.execute(_PAGE_QUERIES[kind], {"token": token, "persona": persona}).first()
+    if row is None:
+        return None
+    mapping = row._mapping
+    rendered_from = [str(mapping[column]) for column in mapping.keys()
+                     if column not in ("embed_origins", "page_fingerprint", "html", "report_id", "style_hashes")]
+    parts = [kind, token, persona, page_version(), request.script_root, current_app.config["SERVICE_NAME"],
+             *rendered_from]
+    fingerprint = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+    stored = None
+    if mapping["page_fingerprint"] == fingerprint:
+        stored = StoredPage(mapping["html"], mapping["report_id"], tuple(mapping["style_hashes"].split()))
+    return PageLookup(mapping["id"], mapping.get("report_persona", persona), mapping["status"],
+                      _ancestors(mapping["embed_origins"]), fingerprint, stored)
+
+
+def store_page(lookup: PageLookup, kind: str, report_id: int, html: str, style_hashes: list[str]) -> None:
+    """Keep a rendered page for the next view, replacing the page's last rendering. Best effort: a failure
+    (another request storing the same page, a busy database) costs the next view a rendering, nothing more."""
+    try:
+        db.session.execute(delete(_P).where(_P.c.assessment_id == lookup.assessment_id, _P.c.kind == kind,
+                                            _P.c.persona == lookup.persona))
+        db.session.execute(insert(_P).values(
+            assessment_id=lookup.assessment_id, kind=kind, persona=lookup.persona, fingerprint=lookup.fingerprint,
+            report_id=report_id, html=html, style_hashes=" ".join(style_hashes)))
+        db.session.commit()
+    except SQLAlchemyError:
+        db.session.rollback()
+        log.info("embed page of assessment %s (%s %s) not stored", lookup.assessment_id, kind, lookup.persona or "-",
+                 exc_info=True)
+
+
+@lru_cache(maxsize=1)
+def page_version() -> str:
+    """A hash of the code and templates the pages are rendered from: a release that changes any of them
+    renders every page again."""
+    digest = hashlib.sha256()
+    for folder in (current_app.root_path, os.path.join(current_app.root_path, current_app.template_folder)):
+        for directory, subdirectories, files in sorted(os.walk(folder)):
+            subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+            for name in sorted(files):
+                path = os.path.join(directory, name)
+                digest.update(os.path.relpath(path, folder).encode())
+                with open(path, "rb") as handle:
+                    digest.update(handle.read())
+    return digest.hexdigest()[:16]
 
 
 # ---------------------------------------------------------------------- a report as the pages show it

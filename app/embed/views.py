@@ -52,9 +52,9 @@ def _report_or_404(token: str):
     return report
 
 
-def _count_view(report) -> None:
+def _count_view(report_id: int) -> None:
     if request.method == "GET":  # a HEAD request shows nobody the report
-        current_app.extensions["view_counter"].add(report.id)
+        current_app.extensions["view_counter"].add(report_id)
 
 
 def _style_hashes(html: str) -> list[str]:
@@ -63,13 +63,39 @@ def _style_hashes(html: str) -> list[str]:
             for block in _STYLE_BLOCK.findall(html)]
 
 
-def _page(html: str) -> Response:
+def _page(html: str, etag: str | None = None, style_hashes: list[str] | None = None) -> Response:
     """A page with an ETag: a reload whose copy is current gets a bodiless 304. The token was checked
     before this (a rotated or deleted one is a 404 at once), and `no-cache` makes the browser ask."""
-    g.embed_style_hashes = _style_hashes(html)   # a 304 carries them too: the browser keeps the header
+    # A 304 carries the hashes too: the browser keeps the header.
+    g.embed_style_hashes = _style_hashes(html) if style_hashes is None else style_hashes
     response = current_app.make_response(html)
-    response.add_etag()
+    if etag:
+        response.set_etag(etag)
+    else:
+        response.add_etag()
     return response.make_conditional(request)
+
+
+def _served(kind: str, token: str, persona: str, render) -> Response:
+    """A page as stored at its last rendering when nothing it was rendered from has changed, checked by one
+    query that also checks the token; otherwise `render()` -> (html, report shown or None), and the result
+    is stored for the next view. Pages before and during a run are never stored: they change as it goes."""
+    lookup = service.page_lookup(kind, token, persona)
+    if lookup is None:
+        abort(404)
+    g.embed_frame_ancestors = lookup.frame_ancestors
+    if lookup.stored is not None:
+        _count_view(lookup.stored.report_id)
+        return _page(lookup.stored.html, lookup.fingerprint, list(lookup.stored.style_hashes))
+    html, report = render()
+    if report is None or lookup.status == "generating":
+        if report is not None:
+            _count_view(report.id)
+        return _page(html)
+    report_id, style_hashes = report.id, _style_hashes(html)
+    _count_view(report_id)
+    service.store_page(lookup, kind, report_id, html, style_hashes)
+    return _page(html, lookup.fingerprint, style_hashes)
 
 
 def _render(template: str, assessment, **context) -> str:
@@ -85,42 +111,50 @@ def _report_pdf_url(report) -> str:
 @bp.get("/assessment/<token>")
 def assessment_page(token: str):
     """Every report of an assessment behind a persona selector; `?persona=` picks one on the server."""
-    assessment = _assessment_or_404(token)
-    reports = service.shown_reports(assessment)
-    selected = service.choose_report(reports, request.args.get("persona"))
-    html = _render(
-        "embed/assessment.html", assessment, groups=service.persona_groups(reports),
-        selected=selected.persona if selected else None,
-        view=service.report_view(selected.content) if selected else None,
-        report_pdf_url=_report_pdf_url(selected) if selected else None,
-        pdf_url=url_for("embed.assessment_pdf", token=token) if selected else None,
-        fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
-    if selected is not None:
-        _count_view(selected)
-    return _page(html)
+    asked = request.args.get("persona") or ""
+
+    def render():
+        assessment = _assessment_or_404(token)
+        reports = service.shown_reports(assessment)
+        selected = service.choose_report(reports, asked)
+        html = _render(
+            "embed/assessment.html", assessment, groups=service.persona_groups(reports),
+            selected=selected.persona if selected else None,
+            view=service.report_view(selected.content) if selected else None,
+            report_pdf_url=_report_pdf_url(selected) if selected else None,
+            pdf_url=url_for("embed.assessment_pdf", token=token) if selected else None,
+            fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
+        return html, selected
+
+    # Any ?persona= that names no persona shows the first report, as no ?persona= does: one stored page.
+    return _served(service.ASSESSMENT_PAGE, token, asked if asked in service.PERSONA_BY_ID else "", render)
 
 
 @bp.get("/assessment/<token>/reports/<persona>")
 def report_fragment(token: str, persona: str):
     """One report as an HTML fragment, rendered by the same partial as the page, for in-place switching."""
-    assessment = _assessment_or_404(token)
-    report = service.report_for_persona(assessment, persona)
-    if report is None:
-        abort(404)
-    html = render_template("embed/_report.html", header=service.header_for(assessment),
-                           view=service.report_view(report.content), report_pdf_url=_report_pdf_url(report))
-    _count_view(report)
-    return _page(html)
+    def render():
+        assessment = _assessment_or_404(token)
+        report = service.report_for_persona(assessment, persona)
+        if report is None:
+            abort(404)
+        html = render_template("embed/_report.html", header=service.header_for(assessment),
+                               view=service.report_view(report.content), report_pdf_url=_report_pdf_url(report))
+        return html, report
+
+    return _served(service.FRAGMENT, token, persona, render)
 
 
 @bp.get("/report/<token>")
 def report_page(token: str):
     """One report on its own, under the masthead."""
-    report = _report_or_404(token)
-    html = _render("embed/report.html", report.assessment, persona_label=service.persona_label(report.persona),
-                   view=service.report_view(report.content), level=1, report_pdf_url=_report_pdf_url(report))
-    _count_view(report)
-    return _page(html)
+    def render():
+        report = _report_or_404(token)
+        html = _render("embed/report.html", report.assessment, persona_label=service.persona_label(report.persona),
+                       view=service.report_view(report.content), level=1, report_pdf_url=_report_pdf_url(report))
+        return html, report
+
+    return _served(service.REPORT_PAGE, token, "", render)
 
 
 @bp.get("/report/<token>.pdf")
