@@ -321,6 +321,6 @@ class EmbedPage(db.Model):
     persona: Mapped[str] = mapped_column(String(40))
     fingerprint: Mapped[str] = mapped_column(String(64))
     report_id: Mapped[int] = mapped_column(BigInteger)   # the report shown: its view is counted
-    html: Mapped[str] = mapped_column(Text)
+    html: Mapped[bytes] = mapped_column(LargeBinary)     # UTF-8, sent as it is
     style_hashes: Mapped[str] = mapped_column(Text)      # CSP sources of the page's own <style> blocks
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -280,7 +280,7 @@ _PAGE_QUERIES = {
 
 @dataclass(frozen=True)
 class StoredPage:
-    html: str
+    html: bytes
     report_id: int
     style_hashes: tuple[str, ...]
 
@@ -326,7 +326,7 @@ def store_page(lookup: PageLookup, kind: str, report_id: int, html: str, style_h
                                             _P.c.persona == lookup.persona))
         db.session.execute(insert(_P).values(
             assessment_id=lookup.assessment_id, kind=kind, persona=lookup.persona, fingerprint=lookup.fingerprint,
-            report_id=report_id, html=html, style_hashes=" ".join(style_hashes)))
+            report_id=report_id, html=html.encode(), style_hashes=" ".join(style_hashes)))
         db.session.commit()
     except SQLAlchemyError:
         db.session.rollback()

@@ -63,7 +63,7 @@ def _style_hashes(html: str) -> list[str]:
             for block in _STYLE_BLOCK.findall(html)]
 
 
-def _page(html: str, etag: str | None = None, style_hashes: list[str] | None = None) -> Response:
+def _page(html: str | bytes, etag: str | None = None, style_hashes: list[str] | None = None) -> Response:
     """A page with an ETag: a reload whose copy is current gets a bodiless 304. The token was checked
     before this (a rotated or deleted one is a 404 at once), and `no-cache` makes the browser ask."""
     # A 304 carries the hashes too: the browser keeps the header.

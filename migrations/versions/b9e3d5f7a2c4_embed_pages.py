@@ -29,7 +29,7 @@ def upgrade():
     sa.Column('persona', sa.String(length=40), nullable=False),
     sa.Column('fingerprint', sa.String(length=64), nullable=False),
     sa.Column('report_id', sa.BigInteger(), nullable=False),
-    sa.Column('html', sa.Text(), nullable=False),
+    sa.Column('html', sa.LargeBinary(), nullable=False),
     sa.Column('style_hashes', sa.Text(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['assessment_id'], ['assessments.id'], name=op.f('fk_embed_pages_assessment_id_assessments'),
