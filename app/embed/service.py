@@ -252,19 +252,19 @@ def asset_version(static_folder: str, filename: str) -> str | None:
 # ---------------------------------------------------------------------- stored pages
 ASSESSMENT_PAGE, FRAGMENT, REPORT_PAGE = "assessment", "fragment", "report"
 _A, _K, _R, _P = (Assessment.__table__, ApiKey.__table__, Report.__table__, EmbedPage.__table__)
-# Everything a page's bytes depend on besides the token, the persona and the release: the assessment's
-# columns (`updated_at` moves with any change to them), the brand, and for a report page its report.
-_RENDERED_FROM = (_A.c.id, _A.c.updated_at, _A.c.status, _A.c.generated_at, _A.c.framework, _A.c.industry,
+# What a page's bytes depend on besides the token, the persona and the release: the assessment's columns
+# (`updated_at` moves with any change to them), the brand, and for a report page its report. Read in
+# the same query as the stored page, after the columns the request itself needs.
+_STORED = (_K.c.embed_origins, _P.c.fingerprint, _P.c.html, _P.c.report_id, _P.c.style_hashes)
+_RENDERED_FROM = (_A.c.id, _A.c.status, _A.c.updated_at, _A.c.generated_at, _A.c.framework, _A.c.industry,
                   _A.c.display_name, _A.c.methodology, _A.c.compliance_score, _A.c.count_met,
                   _A.c.count_partially_met, _A.c.count_not_met, _A.c.livemode, _K.c.brand_name, _K.c.brand_color,
                   _K.c.brand_logo_digest, _K.c.brand_logo_type, _K.c.white_label)
-_STORED = (_K.c.embed_origins, _P.c.fingerprint.label("page_fingerprint"), _P.c.html, _P.c.report_id,
-           _P.c.style_hashes)
 
 
-def _page_query(source, kind, persona, where) -> select:
+def _page_query(source, kind: str, persona, where, *report_columns) -> select:
     stored = and_(_P.c.assessment_id == _A.c.id, _P.c.kind == kind, _P.c.persona == persona)
-    return select(*_RENDERED_FROM, *_STORED).select_from(
+    return select(*_STORED, *_RENDERED_FROM, *report_columns).select_from(
         source.outerjoin(_K, _K.c.id == _A.c.api_key_id).outerjoin(_P, stored)).where(where)
 
 
@@ -273,8 +273,8 @@ _PAGE_QUERIES = {
     ASSESSMENT_PAGE: _page_query(_A, ASSESSMENT_PAGE, bindparam("persona"), _A.c.embed_token == bindparam("token")),
     FRAGMENT: _page_query(_A, FRAGMENT, bindparam("persona"), _A.c.embed_token == bindparam("token")),
     REPORT_PAGE: _page_query(_R.join(_A, _A.c.id == _R.c.assessment_id), REPORT_PAGE, _R.c.persona,
-                             and_(_R.c.view_token == bindparam("token"), _R.c.generated_at.is_not(None)))
-    .add_columns(_R.c.generated_at.label("report_generated_at"), _R.c.persona.label("report_persona")),
+                             and_(_R.c.view_token == bindparam("token"), _R.c.generated_at.is_not(None)),
+                             _R.c.generated_at, _R.c.persona),   # the persona last
 }
 
 
@@ -305,17 +305,16 @@ def page_lookup(kind: str, token: str, persona: str = "") -> PageLookup | None:
     row = db.session.execute(_PAGE_QUERIES[kind], {"token": token, "persona": persona}).first()
     if row is None:
         return None
-    mapping = row._mapping
-    rendered_from = [str(mapping[column]) for column in mapping.keys()
-                     if column not in ("embed_origins", "page_fingerprint", "html", "report_id", "style_hashes")]
-    parts = [kind, token, persona, page_version(), request.script_root, current_app.config["SERVICE_NAME"],
-             *rendered_from]
+    origins, stored_fingerprint, html, report_id, style_hashes = row[:len(_STORED)]
+    rendered_from = row[len(_STORED):]
+    assessment_id, status = rendered_from[:2]
+    if kind == REPORT_PAGE:
+        persona = rendered_from[-1]
+    parts = (kind, token, persona, page_version(), request.script_root, current_app.config["SERVICE_NAME"],
+             *map(str, rendered_from))
     fingerprint = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-    stored = None
-    if mapping["page_fingerprint"] == fingerprint:
-        stored = StoredPage(mapping["html"], mapping["report_id"], tuple(mapping["style_hashes"].split()))
-    return PageLookup(mapping["id"], mapping.get("report_persona", persona), mapping["status"],
-                      _ancestors(mapping["embed_origins"]), fingerprint, stored)
+    stored = StoredPage(html, report_id, tuple(style_hashes.split())) if stored_fingerprint == fingerprint else None
+    return PageLookup(assessment_id, persona, status, _ancestors(origins), fingerprint, stored)
 
 
 def store_page(lookup: PageLookup, kind: str, report_id: int, html: str, style_hashes: list[str]) -> None:
