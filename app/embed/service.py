@@ -280,6 +280,8 @@ _PAGE_QUERIES = {
 
 @dataclass(frozen=True)
 class StoredPage:
+    """A page as stored at its last rendering: UTF-8 bytes, the report it shows, its CSP style sources."""
+
     html: bytes
     report_id: int
     style_hashes: tuple[str, ...]
@@ -327,10 +329,10 @@ def store_page(lookup: PageLookup, kind: str, report_id: int, html: str, style_h
             assessment_id=lookup.assessment_id, kind=kind, persona=lookup.persona, fingerprint=lookup.fingerprint,
             report_id=report_id, html=html.encode(), style_hashes=" ".join(style_hashes)))
         db.session.commit()
-    except SQLAlchemyError:
+    except SQLAlchemyError as error:   # the class only: a database's message can quote the row
         db.session.rollback()
-        log.info("embed page of assessment %s (%s %s) not stored", lookup.assessment_id, kind, lookup.persona or "-",
-                 exc_info=True)
+        log.info("embed page of assessment %s (%s %s) not stored: %s", lookup.assessment_id, kind,
+                 lookup.persona or "-", type(getattr(error, "orig", None) or error).__name__)
 
 
 @lru_cache(maxsize=1)

@@ -3,11 +3,13 @@ see (a new run, the brand, the display name, the token, a release) renders the p
 
 from __future__ import annotations
 
+import logging
 from contextlib import contextmanager
 
 import pytest
 from flask import template_rendered
 from sqlalchemy import event, func, select, update
+from sqlalchemy.exc import OperationalError
 
 from app.embed import service
 from app.extensions import db
@@ -161,3 +163,17 @@ def test_erasing_an_assessment_erases_its_stored_pages(app, client, auth, genera
     assert stored_rows(app, record) == 0
     for path in page_paths(*generated):
         assert client.get(path).status_code == 404
+
+
+def test_a_page_that_cannot_be_stored_is_still_served(app, client, generated, monkeypatch, caplog):
+    def locked(*args, **kwargs):
+        raise OperationalError("INSERT INTO embed_pages ...", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(service, "insert", locked)
+    caplog.set_level(logging.INFO, logger="app.embed.service")
+    for _ in range(2):
+        with watched(app) as (rendered, _):
+            response = client.get(embed_path(generated[0]))
+        assert response.status_code == 200 and "<article" in response.get_data(as_text=True) and rendered
+    assert stored_rows(app, generated[0]) == 0
+    assert "not stored: Exception" in caplog.text and "INSERT" not in caplog.text
