@@ -123,6 +123,21 @@ def shoot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"portal-{name}-{width}.png"), full_page=True)
 
 
+def test_every_page_links_the_api_reference(browser, live, app, user):
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(live.url + "/portal/login")
+    expect(page.get_by_role("link", name="API reference")).to_have_attribute("href", "/docs")
+    sign_in(page, live)
+    for name in PAGES:
+        page.goto(live.url + f"/portal/{name}")
+        expect(page.get_by_role("link", name="API reference")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, name
+    page.get_by_role("link", name="API reference").click()
+    expect(page).to_have_url(live.url + "/docs")
+    context.close()
+
+
 # --------------------------------------------------------------------------- the main journey
 
 def test_sign_in_create_a_key_use_it_revoke_it(browser, live, app, user):
