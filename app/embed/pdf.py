@@ -1,7 +1,8 @@
 """PDFs of the embed pages, printed on the server by WeasyPrint from the same templates and print styles.
 
 A PDF is printed the first time it is asked for after a run and kept in the database (`EmbedPdf`) under
-a fingerprint of what it was printed from: the run, the brand, the display name and the layout files.
+a fingerprint of what it was printed from: the run, the brand, the display name and the release's code,
+templates and stylesheets (`service.page_version`, which names the stored pages too).
 Any change gives a new fingerprint and so a new print; every process shares the stored copy. Printing
 loads nothing: the stylesheets are read from disk and the only URLs it follows are `data:` ones.
 """
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 ALL = "all"
 _STATIC = os.path.join(os.path.dirname(__file__), "static")
 _STYLESHEETS = ("embed.css", "pdf.css")
-_TEMPLATES = ("embed/pdf.html", "embed/_report.html", "embed/_parts.html")
 
 
 class PdfBusy(Exception):
@@ -51,19 +51,6 @@ def _stamp() -> tuple:
     return tuple(os.stat(os.path.join(_STATIC, name)).st_mtime_ns for name in _STYLESHEETS)
 
 
-@lru_cache(maxsize=1)
-def layout_version() -> str:
-    """A hash of the files a PDF is printed from, so a release that changes them prints again."""
-    digest = hashlib.sha256()
-    loader = current_app.jinja_env.loader
-    for name in _TEMPLATES:
-        digest.update(loader.get_source(current_app.jinja_env, name)[0].encode())
-    for name in _STYLESHEETS:
-        with open(os.path.join(_STATIC, name), "rb") as handle:
-            digest.update(handle.read())
-    return digest.hexdigest()[:16]
-
-
 def print_pdf(html: str) -> bytes:
     return HTML(string=html, url_fetcher=_fetcher()).write_pdf(stylesheets=_stylesheets(_stamp()))
 
@@ -80,7 +67,7 @@ def _logo_data_uri(brand: service.Brand) -> str | None:
 
 def _fingerprint(assessment: Assessment, reports: list[Report], scope: str) -> str:
     brand = service.brand_for(assessment.api_key)
-    parts = [scope, layout_version(), assessment.display_name or "", assessment.framework, assessment.industry,
+    parts = [scope, service.page_version(), assessment.display_name or "", assessment.framework, assessment.industry,
              repr(brand), *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
