@@ -88,13 +88,12 @@ def _served(kind: str, token: str, persona: str, render) -> Response:
         _count_view(lookup.stored.report_id)
         return _page(lookup.stored.html, lookup.fingerprint, list(lookup.stored.style_hashes))
     html, report = render()
+    if report is not None:
+        _count_view(report.id)
     if report is None or lookup.status == "generating":
-        if report is not None:
-            _count_view(report.id)
         return _page(html)
-    report_id, style_hashes = report.id, _style_hashes(html)
-    _count_view(report_id)
-    service.store_page(lookup, kind, report_id, html, style_hashes)
+    style_hashes = _style_hashes(html)
+    service.store_page(lookup, kind, report.id, html, style_hashes)
     return _page(html, lookup.fingerprint, style_hashes)
 
 
