@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 from functools import lru_cache
+from pathlib import Path
 
 from flask import current_app, render_template
 from markupsafe import Markup
@@ -44,7 +45,9 @@ def _fetcher() -> URLFetcher:
 
 @lru_cache(maxsize=4)
 def _stylesheets(stamp: tuple) -> list[CSS]:
-    return [CSS(filename=os.path.join(_STATIC, name), url_fetcher=_fetcher()) for name in _STYLESHEETS]
+    """One stylesheet of both files: WeasyPrint matches every element against each sheet separately."""
+    text = "\n".join(Path(_STATIC, name).read_text(encoding="utf-8") for name in _STYLESHEETS)
+    return [CSS(string=text, base_url=_STATIC + os.sep, url_fetcher=_fetcher())]
 
 
 def _stamp() -> tuple:
