@@ -19,10 +19,6 @@ if click.get_current_context(silent=True) is None:
     # out of the collector's full passes, which stop every thread. Under page load they took 70-550 ms,
     # several times a minute (the embed benchmark's p99 outliers); with this, 10-30 ms.
     gc.freeze()
-    # A youngest generation of 10,000 objects instead of 700: printing a PDF allocates millions of
-    # short-lived objects while its layout tree stays alive, and the default ran ~280 collections over that
-    # tree per 200-requirement report, a quarter of the print (1.04 s -> 0.83 s in `make bench`).
-    gc.set_threshold(10_000, 10, 10)
     if threading.current_thread() is threading.main_thread():
         # SIGTERM ends the process through SystemExit, so atexit work (the last view counts) runs.
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))

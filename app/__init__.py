@@ -72,8 +72,11 @@ def configure_logging() -> None:
 
 
 def start_background_work(app: Flask) -> None:
-    """Start the threads a serving process runs: the webhook sender, resuming pending deliveries."""
+    """Start what a serving process runs: the webhook sender (resuming pending deliveries) and a PDF worker."""
+    from .embed import printing
+
     app.extensions["webhook_sender"].start()
+    printing.warm_up(app.config["EMBED_PDF_MAX_CONCURRENT"])
 
 
 def register_extensions(app: Flask) -> None:

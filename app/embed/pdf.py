@@ -3,8 +3,9 @@
 A PDF is printed the first time it is asked for after a run and kept in the database (`EmbedPdf`) under
 a fingerprint of what it was printed from: the run, the brand, the display name and the release's code,
 templates and stylesheets (`service.page_version`, which names the stored pages too).
-Any change gives a new fingerprint and so a new print; every process shares the stored copy. Printing
-loads nothing: the stylesheets are read from disk and the only URLs it follows are `data:` ones.
+Any change gives a new fingerprint and so a new print; every process shares the stored copy. The print
+itself runs in a worker process (`printing`) and loads nothing: the stylesheets are read from disk and
+the only URLs it follows are `data:` ones.
 """
 
 from __future__ import annotations
@@ -12,50 +13,29 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
-import os
 import threading
-from functools import lru_cache
-from pathlib import Path
+from concurrent.futures.process import BrokenProcessPool
 
 from flask import current_app, render_template
 from markupsafe import Markup
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
-from weasyprint import CSS, HTML
-from weasyprint.urls import URLFetcher
 
 from ..extensions import db
 from ..models import Assessment, EmbedPdf, Report
-from . import service
+from . import printing, service
 
 log = logging.getLogger(__name__)
 
 ALL = "all"
-_STATIC = os.path.join(os.path.dirname(__file__), "static")
-_STYLESHEETS = ("embed.css", "pdf.css")
 
 
 class PdfBusy(Exception):
     """Every printing slot stayed taken for the whole wait."""
 
 
-def _fetcher() -> URLFetcher:
-    return URLFetcher(allowed_protocols={"data"}, allow_redirects=False)
-
-
-@lru_cache(maxsize=4)
-def _stylesheets(stamp: tuple) -> list[CSS]:
-    """One stylesheet of both files: WeasyPrint matches every element against each sheet separately."""
-    text = "\n".join(Path(_STATIC, name).read_text(encoding="utf-8") for name in _STYLESHEETS)
-    return [CSS(string=text, base_url=_STATIC + os.sep, url_fetcher=_fetcher())]
-
-
-def _stamp() -> tuple:
-    return tuple(os.stat(os.path.join(_STATIC, name)).st_mtime_ns for name in _STYLESHEETS)
-
-
-def print_pdf(html: str) -> bytes:
-    return HTML(string=html, url_fetcher=_fetcher()).write_pdf(stylesheets=_stylesheets(_stamp()))
+class PdfFailed(Exception):
+    """The print worker died twice in a row (a fresh one included)."""
 
 
 def _logo_data_uri(brand: service.Brand) -> str | None:
@@ -107,7 +87,10 @@ def pdf_for(assessment: Assessment, reports: list[Report], scope: str) -> bytes:
     if not slots.acquire(timeout=current_app.config["EMBED_PDF_WAIT_SECONDS"]):
         raise PdfBusy()
     try:
-        pdf = print_pdf(_html(assessment, reports, scope))
+        pdf = printing.print_pdf(_html(assessment, reports, scope), current_app.config["EMBED_PDF_MAX_CONCURRENT"])
+    except BrokenProcessPool:
+        log.error("PDF of assessment %s (%s): the print worker died twice", assessment.id, scope)
+        raise PdfFailed() from None
     finally:
         slots.release()
     _store(assessment.id, scope, fingerprint, pdf)

@@ -176,8 +176,10 @@ def assessment_pdf(token: str):
 def _pdf(assessment, reports, scope: str, name: str) -> Response:
     try:
         data = pdf.pdf_for(assessment, reports, scope)
-    except pdf.PdfBusy:
-        response = html_error(503, "The PDF is being printed for another reader. Try again in a minute.")
+    except (pdf.PdfBusy, pdf.PdfFailed) as error:
+        why = ("The PDF is being printed for another reader." if isinstance(error, pdf.PdfBusy)
+               else "The PDF could not be printed just now.")
+        response = html_error(503, f"{why} Try again in a minute.")
         response.headers["Retry-After"] = "30"
         return response
     framework = re.sub(r"[^A-Za-z0-9]+", "-", assessment.framework).strip("-").lower() or "assessment"

@@ -4,7 +4,10 @@ pypdfium2, as a client who downloads one would see them."""
 from __future__ import annotations
 
 import io
+import os
 import re
+import signal
+from concurrent.futures.process import BrokenProcessPool
 
 import pypdf
 import pypdfium2
@@ -12,6 +15,7 @@ import pytest
 from sqlalchemy import func, select, update
 
 from app.catalog import PERSONAS
+from app.embed import printing
 from app.models import ApiKey, EmbedPdf
 from tests.embed import embed_path, generate, submit, view_path
 from tests.support.browser import ARTIFACTS
@@ -113,6 +117,35 @@ def test_a_pdf_is_printed_once_per_run_and_again_after_the_next(app, client, aut
     assert after.status_code == 200 and after.data != first.data
     assert "Challenger" in "\n".join(pdf_text(after.data))
     assert stored_pdfs(app) == 1                                   # replaced, not piled up
+
+
+def test_pdfs_print_in_a_worker_process_and_a_killed_worker_is_replaced(client, generated):
+    _, result = generated
+    assert client.get(view_path(result, "cfo") + ".pdf").status_code == 200
+    workers = dict(printing._pool._processes)
+    assert workers and os.getpid() not in workers        # WeasyPrint's heap and pauses stay out of page views
+    for pid, process in workers.items():                 # as the kernel's out-of-memory killer would
+        os.kill(pid, signal.SIGKILL)
+        process.join(10)
+
+    response = client.get(view_path(result, "coo") + ".pdf")   # not stored yet: needs a print
+    assert response.status_code == 200 and response.mimetype == "application/pdf"
+    pages = pdf_text(response.data)
+    assert f"Page 1 of {len(pages)}" in pages[0]
+    assert not set(printing._pool._processes) & set(workers)
+
+
+def test_a_print_that_keeps_failing_answers_503_not_500(client, generated, monkeypatch):
+    _, result = generated
+
+    def worker_dies(html, workers):
+        raise BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr(printing, "print_pdf", worker_dies)
+    response = client.get(view_path(result, "cfo") + ".pdf")
+    assert response.status_code == 503 and response.headers["Retry-After"] == "30"
+    assert "could not be printed" in response.get_data(as_text=True)
+    assert "Traceback" not in response.get_data(as_text=True)
 
 
 def test_a_brand_change_prints_the_pdf_again(app, client, generated):
