@@ -7,8 +7,8 @@ held the GIL that page views need. In a worker process neither reaches a page vi
 tunes its collector for printing alone.
 
 Workers come from a fork server (never a fork of the multi-threaded serving process), at most
-`EMBED_PDF_MAX_CONCURRENT`, started on first use (`warm_up` at server start-up). This module
-imports nothing of the app but its stylesheets' folder, so a worker starts small.
+`EMBED_PDF_MAX_CONCURRENT`, started on first use (`warm_up` at server start-up). Of the app this
+module imports only the package itself (Flask and the settings), so a worker starts small.
 """
 
 from __future__ import annotations
