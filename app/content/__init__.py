@@ -73,6 +73,8 @@ class Framework:
     schemes: tuple[Scheme, ...]
     requirements: dict
     facts: tuple[dict, ...]
+    policy_rule: str = ""       # what the framework requires of written security policies, with its clause
+    open_items_mean: str = ""   # what open items mean for the document outside readers receive
 
     def normal_id(self, ref: str) -> str:
         """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
@@ -240,7 +242,8 @@ def _framework(data: dict) -> Framework:
     requirements = {k.lower().replace(" ", ""): v for k, v in data["requirements"].items()}
     return Framework(data["key"], data["name"], data["short"], tuple(a.lower() for a in data["aliases"]),
                      data["data_term"], data["item_term"], data["assessor"], data["deliverable"],
-                     _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]))
+                     _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
+                     policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"])
 
 
 def _files(root: Path, folder: str) -> list[Path]:

@@ -34,9 +34,10 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 # industry as the partner wrote it. `ask` only in a methodology's call to action.
 SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry"})
 CTA_SLOTS = SLOTS | {"ask", "Ask"}
-# A methodology's voice for one finding: the requirements named, the verb ("is"/"are"), their
-# status ("not met"/"partly met") and the reader's angle on the topic (lower-case / capitalised).
-FINDING_SLOTS = SLOTS | {"refs", "Refs", "be", "status", "angle", "Angle"}
+# A methodology's voice for the reader's stake in one topic as a whole: the topic's label and the
+# reader's angle on it (lower-case / capitalised). Never the requirements: they are named from their
+# own entries, so a topic's argument is never joined to a requirement that is only partly about it.
+FINDING_SLOTS = SLOTS | {"topic", "Topic", "angle", "Angle"}
 # A methodology's voice for the summary's sentence naming the reader's open items.
 LEAD_SLOTS = SLOTS | {"items"}
 
@@ -137,6 +138,11 @@ class FrameworkSchema(Schema):
     item_term = fields.String(required=True, validate=_text)
     assessor = fields.String(required=True, validate=_text)
     deliverable = Text(required=True)
+    # What the framework itself requires of written security policies, with its clause ("" if not written yet).
+    policy_rule = Text(load_default="")
+    # What open (not met / partly met) items mean for the document customers, acquirers, regulators or insurers
+    # read: the report, certificate, attestation or investigation file ("" if not written yet).
+    open_items_mean = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
     schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
     requirements = fields.Dict(keys=fields.String(), values=fields.Nested(RequirementInfoSchema),

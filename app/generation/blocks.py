@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .plan import work_plan
-from .reading import MAX_GROUPS, POLICY, STATUS_WORD, Reading, topic_labels
-from .wording import cap, plural
+from .plan import main_topic, work_plan
+from .pricing import MONEY_READERS, money, rates, when
+from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, POLICY, STATUS_WORD, Reading, topic_labels
+from .wording import cap, join, plural
 
 Output = tuple[list[str], list[str]]
 FIGURE = re.compile(r"[$€£]\s?\d|EUR \d|\d+(\.\d+)?%")
+# Facts that say what a failure costs or triggers: the only ones an exposure section quotes.
+CONSEQUENCE_KINDS = frozenset({"penalty", "notice", "enforcement", "breach_cost", "breach_cost_global", "ransomware",
+                               "insurer_controls", "sec_disclosure", "detection", "credentials", "third_party"})
 
 def position(r: Reading) -> Output:
     return [r.fill(r.p.position)], []
@@ -26,7 +30,7 @@ def position(r: Reading) -> Output:
 def assumption(r: Reading) -> Output:
     paras = [f"{r.fill(r.p.assumption)} {r.fill(r.p.insight)}"]
     cluster = _cluster(r)
-    if cluster and cluster[0].id in r.p.topics and r.relation == "decision_maker":
+    if cluster and cluster[0].id == r.p.topics[0] and r.relation == "decision_maker":
         topic, k = cluster
         paras.append(f"In this assessment the open items cluster: {k} of {r.f.open_count} concern "
                      f"{topic.label}, which makes them one weakness to fix at the root rather than {_word(k)} "
@@ -48,28 +52,106 @@ def _cluster(r: Reading):
 def findings(r: Reading) -> Output:
     if r.all_met:
         return _findings_all_met(r)
+    paras = [policy_finding(r)] if r.policy_first else []
     if not r.groups:
-        where = "among the controls you weigh" if r.relation == "outside_reader" else "in your area"
-        return [f"Nothing open falls {where}."] + _met_findings(r), []
-    paras = []
-    for group in r.groups[:MAX_GROUPS]:
-        angle = r.angle(group.topic)
-        if group.not_met or group.policy:
-            text = r.finding(group.not_met, "not_met", angle, policy=group.policy)
-            if group.partial:
-                shown = [r.short(i) for i in group.partial[:1]]
-                more = len(group.partial) - len(shown)
-                text += f" Also partly met: {', '.join(shown)}{f' (+{more})' if more else ''}."
-        else:
-            text = r.finding(group.partial, "partially_met", angle)
-        paras.append(text)
-    later = r.groups[MAX_GROUPS:]
-    if later:
-        n = sum(len(g.indices) for g in later)
-        also = "Also open" if r.relation == "outside_reader" else "Also open in your area"   # not theirs to own
-        paras.append(f"{also}, and listed in the appendix: {r.item(n)} on "
-                     f"{topic_labels([g.topic for g in later])}.")
-    return paras, []
+        if not paras:
+            paras.append("Nothing open falls in your area.")
+        return paras + _met_findings(r), []
+    own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
+    rest = [g for g in r.groups if g not in own]
+    if len(own) > 1 and r.whole:
+        paras.append(ORDER_NOTE)
+    paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
+    bullets = []
+    if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed
+        paras.append("Also open, beyond the areas above:" if own else r.fill("Open at {org}, in other areas:"))
+        bullets = _listed(r, [i for g in rest for i in g.indices])
+    if r.p.id in DELIVERABLE_READERS:
+        note = _deliverable_note(r)
+        paras += [note] if note else []
+    return paras, bullets
+
+
+ORDER_NOTE = "Absent controls first, then partial ones."
+MAX_LISTED = 12   # requirements listed as bullets in the body; the appendix lists every one
+
+
+def _listed(r: Reading, indices: list[int]) -> list[str]:
+    """Requirements as list items with their own status, at most MAX_LISTED, then how many more."""
+    items = [f"{r.ref(i)}: {STATUS_WORD[r.f.requirements[i].status]}" for i in indices[:MAX_LISTED]]
+    rest = len(indices) - MAX_LISTED
+    return items + ([f"{rest} more, in the appendix"] if rest > 0 else [])
+# Who is told what open items mean for the certificate, attestation or report that customers read.
+DELIVERABLE_READERS = frozenset({"ceo_president", "board_member"})
+
+
+# Why a missing written security policy comes first, for each reader who hears of it first.
+POLICY_WHY = {
+    "small_business_owner": "it need not be long, but it is what tells the staff and the IT provider what is "
+                            "expected of them and what a customer or insurer is shown when they ask",
+    "ceo_president": "it is the instrument through which the chief executive gives every control its mandate and "
+                     "its owner, and the first document a regulator, insurer or acquirer asks to see",
+    "general_counsel": "it is the first document a regulator, a claimant's counsel or a court asks for to judge "
+                       "whether {org} took reasonable care, and without it each control is an undocumented habit",
+    "compliance_officer": "every control test, exception and evidence request is measured against it, so "
+                          "without it there is no agreed standard to monitor",
+    "internal_auditor": "it supplies the criteria that audit work tests against, so its absence is a finding in "
+                        "itself and leaves every other test without an approved benchmark",
+    "external_auditor": "management's own criteria are missing, so the controls recorded as met rest on no "
+                        "approved mandate, and its absence is a finding to weigh before any other",
+}
+
+
+def policy_finding(r: Reading) -> str:
+    """The missing written security policy, first for the readers who answer for policy."""
+    rule = r.framework.policy_rule if r.framework and getattr(r.framework, "policy_rule", "") else ""
+    text = f"{r.slots['Org']} has no documented security policy, and for you that comes first: " \
+           f"{r.fill(POLICY_WHY[r.p.id])}"
+    return f"{text}; {_lower_first(_as_one(r.fill(rule)))}." if rule else f"{text}."
+
+
+def _lower_first(text: str) -> str:
+    """ "The Security Rule requires" -> "the Security Rule requires"; "HIPAA requires" stays. """
+    return text if text[:2].isupper() else text[:1].lower() + text[1:]
+
+
+def _group_finding(r: Reading, group, first: bool = True) -> str:
+    """One of the reader's topics, in one sentence: the reader's stake in the topic as a whole, then its open
+    requirements, each from its own entry (what it obliges, where the pack knows it)."""
+    topic = group.topic
+    stake = r.stake(topic)
+    lead = r.fill(r.plan.finding, topic=topic.label, Topic=cap(topic.label), angle=stake, Angle=cap(stake))
+    items = [f"{r.slots['org']} has no documented security policy"] if group.policy else []
+    # What a requirement obliges is spelled out for the readers who build or test it, and for a decision
+    # maker once, on the first item; the appendix gives it for every open requirement.
+    explain = r.relation != "decision_maker" or first
+    items += [r.item_clause(i, with_obligation=explain and n == 0) for n, i in enumerate(group.indices[:2])]
+    more = group.indices[2:]
+    text = f"{lead.rstrip('.')}; at {r.slots['org']}, {'; '.join(items)}"   # one requirement per clause
+    if more:
+        text += f"; also open here: {r.refs(more, limit=MAX_NAMED)}"
+    return text + "."
+
+
+DELIVERABLE_LEAD = {
+    "ceo_president": "What the chief executive can promise customers and partners rests on what they read",
+    "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
+}
+
+
+def _as_one(text: str) -> str:
+    """Sentences joined into one, so a lead clause carries the whole note."""
+    parts = [s.strip().rstrip(".") for s in re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip()) if s.strip()]
+    return "; ".join(p[:1].lower() + p[1:] if n and not p[:2].isupper() else p for n, p in enumerate(parts))
+
+
+def _deliverable_note(r: Reading) -> str | None:
+    """What the open items mean for the document customers, acquirers or regulators read."""
+    note = getattr(r.framework, "open_items_mean", "") if r.framework else ""
+    if not note:
+        return None
+    body = _as_one(r.fill(note))
+    return f"{DELIVERABLE_LEAD[r.p.id]}: {_lower_first(body)}."
 
 
 def _findings_all_met(r: Reading) -> Output:
@@ -77,30 +159,33 @@ def _findings_all_met(r: Reading) -> Output:
         return ["No requirements were assessed, so there is nothing in your area to report on yet."], []
     if not r.met_mine:
         mine = topic_labels([r.content.topics[t] for t in r.p.topics])
-        return [f"Every requirement in scope is met, and none of them concerns {mine} directly."], []
-    return _met_findings(r), []
+        return [r.fill(f"Every requirement in scope at {{org}} is met, and none of them concerns {mine} directly.")], []
+    lead = r.fill(f"At {{org}}, all {r.f.total} are met.")   # short: the counts are on the summary card
+    return [lead, *_met_findings(r)], []
 
 
 def _met_findings(r: Reading) -> list[str]:
-    """The met requirements of the reader's topics, each topic with the reader's angle on it."""
+    """The met requirements of the reader's topics, each topic with the reader's stake in keeping it."""
     paras: list[str] = []
-    done: set[int] = set()
     for tid in r.p.topics:
-        ix = tuple(i for i in r.met_mine if tid in r.f.topics[i] and i not in done)
+        ix = tuple(i for i in r.met_mine if main_topic(r.f, i) == tid)
         if not ix or len(paras) >= MAX_GROUPS:
             continue
-        done.update(ix)
-        paras.append(r.finding(ix, "met", r.angle(r.content.topics[tid]), template=r.plan.finding_met))
+        topic = r.content.topics[tid]
+        stake = r.stake(topic)
+        voice = r.fill(r.plan.finding_met, topic=topic.label, Topic=cap(topic.label), angle=stake, Angle=cap(stake))
+        paras.append(f"{voice.rstrip('.')}; met at {r.slots['org']}: {r.refs(ix)}.")
     return paras
 
 
 def others(r: Reading) -> Output:
+    """The open items outside this reader's area, listed (area readers only); the key points say who holds them."""
     n = r.others_count
-    if not n:
+    if not n or r.whole:
         return [], []
-    if not r.groups:
-        return ["Every open item sits with other owners."], []
-    return [f"Other owners hold {n} more open {'item' if n == 1 else 'items'}."], []
+    head = "Every open item sits with other owners:" if not r.groups and not r.policy_first else \
+        f"Other owners hold {_word(n)} more open {'item' if n == 1 else 'items'}:"
+    return [head], ([cap(POLICY) + ": missing"] if r.policy_elsewhere else []) + _listed(r, list(r.others))
 
 
 def strengths(r: Reading) -> Output:
@@ -108,13 +193,18 @@ def strengths(r: Reading) -> Output:
         return [], []     # findings already says what is met
     outside = r.relation == "outside_reader"
     if not r.met_mine:
-        return ["Nothing here is recorded as met yet." if outside else "Nothing in your area is met yet."], []
+        where = "" if r.whole else " in your area"
+        return [f"Nothing{where} is recorded as met yet."], []
     met = [f"{r.f.requirements[i].id} {r.f.requirements[i].title}: met".strip() for i in r.met_mine[:8]]
-    return ["Recorded as met:" if outside else "Already sound in your area:"], met
+    rest = len(r.met_mine) - len(met)
+    if rest:
+        met.append(f"{rest} more, listed in the appendix")
+    lead = "Recorded as met:" if outside else ("Already in place:" if r.whole else "Already sound in your area:")
+    return [lead], met
 
 
 def exposure(r: Reading) -> Output:
-    facts = r.facts_for()
+    facts = [f for f in r.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
         return [f"What a serious incident would mean for you: {r.fill(r.p.stake)}."], []
     return [r.cite(f) for f in facts], []
@@ -131,12 +221,6 @@ WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "
 
 def _word(n: int) -> str:
     return WORDS[n] if n < len(WORDS) else str(n)
-
-
-def one_sentence(text: str) -> str:
-    """A fact's sentences as one, so its caveat stays attached ("...(IBM 2024); these are averages...")."""
-    parts = re.split(r"(?<=[.])\s+(?=(?:These|This|That|It|The|Such)\b)", text)
-    return "; ".join([parts[0].rstrip(".")] + [p[0].lower() + p[1:].rstrip(".") for p in parts[1:]]) + "."
 
 
 def _lens(r: Reading, topic) -> str:
@@ -157,10 +241,9 @@ def scenario(r: Reading) -> Output:
     else:
         text = f"If {r.fill(_lens(r, topic))}, {r.fill(r.p.stake)}."
     facts = r.facts_for() if "exposure" not in r.plan_blocks else []
-    if facts:   # the reader's first figure, for scale, when no section quotes them
-        fact = next((f for f in facts if FIGURE.search(f["text"])), facts[0])
-        text = text[:-1] + ("; for scale: " if FIGURE.search(fact["text"]) else "; for reference: ") + \
-            one_sentence(r.cite(fact))
+    fact = next((f for f in facts if topic.id in FACT_TOPICS.get(f["kind"], ())), None)
+    if fact is not None:   # a figure about this kind of failure supports the scenario; any other would not
+        text += " " + r.cite(fact)
     return [text], []
 
 
@@ -172,10 +255,9 @@ def payoff(r: Reading) -> Output:
 
 
 def _reader_topics(r: Reading):
-    """The topics a work block covers: the reader's open ones, or (nothing open there) their first three."""
-    if r.groups:
-        return [g.topic for g in r.groups[:MAX_GROUPS]]
-    return [r.content.topics[t] for t in r.p.topics[:3]]
+    """The topics a work block covers: the reader's own topics with open items, or (none open) their first three."""
+    own = [g.topic for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
+    return own or [r.content.topics[t] for t in r.p.topics[:3]]
 
 
 def measures(r: Reading) -> Output:
@@ -183,24 +265,38 @@ def measures(r: Reading) -> Output:
     return [lead], [f"{cap(t.label)}: {r.fill(r.p.done[t.id])}" for t in _reader_topics(r)]
 
 
+def _owns_policy(r: Reading) -> bool:
+    return r.policy_first or any(g.policy for g in r.groups)
+
+
 def effort(r: Reading) -> Output:
     plan = work_plan(r.f)
     if r.all_met:
         return ["No effort to budget beyond upkeep."], []
-    if not r.groups:
-        return ["None of the open work is yours."], [f"Whole assessment: {plan.total_range} person-days"]
-    bullets = []
+    priced = r.p.id in MONEY_READERS
+
+    def line(label: str, days: tuple[int, int]) -> str:   # a table row: money first when priced
+        if priced:
+            return f"{label}: {money(r.f, days).split(' ', 1)[1]} ({days[0]}-{days[1]} person-days)"
+        return f"{label}: {days[0]}-{days[1]} person-days"
+
+    whole = line("Whole assessment", plan.total)
+    if not r.groups and not r.policy_first:
+        return ["The open work sits with other owners; for reference in planning:"], [whole]
+    bullets = [line("A documented security policy", plan.policy_effort)] if r.policy_first else []
     lo = hi = 0
     for g in r.groups:
         a, b = plan.effort(g.indices)
         if g.policy:
             a, b = a + plan.policy_effort[0], b + plan.policy_effort[1]
         lo, hi = lo + a, hi + b
-        bullets.append(f"{cap(g.topic.label)}: {a}-{b} person-days")
-    if len(bullets) > 1:
-        bullets.append(f"Your area in all: {lo}-{hi} person-days")
-    bullets.append(f"Whole assessment: {plan.total_range} person-days")
-    return ["Planning-table effort (an assumption, not a quote):"], bullets
+        bullets.append(line(cap(g.topic.label), (a, b)))
+    if not r.whole and len(bullets) > 1:
+        bullets.append(line("Your area in all", (lo, hi)))
+    bullets.append(whole)
+    lead = (f"Effort in {rates(r.f)[2]} (assumption, see appendix):" if priced
+            else "Effort (an assumption, not a quote):")
+    return [lead], bullets
 
 
 def sequence(r: Reading) -> Output:
@@ -210,12 +306,12 @@ def sequence(r: Reading) -> Output:
         return ["The upkeep calendar for your area:"], [f"Quarterly: {t.label} review" for t in topics] + [
             r.fill("Yearly: re-assessment against {framework}")]
     mine = set(r.mine_open)
-    policy = any(g.policy for g in r.groups)
+    policy = _owns_policy(r)
     steps = [s for s in plan.steps if mine & set(s.indices) or (policy and not s.indices)]
     if not steps:
-        return ["No step of the plan is yours."], []
-    bullets = [f"{s.window}: {s.topic.label}" if s.indices else f"{s.window}: {POLICY}" for s in steps]
-    return ["Your steps in the shared work plan:"], bullets
+        return ["No step of the shared work plan falls to you; the other owners' steps set the dates."], []
+    bullets = [f"{s.window}{when(r.f, s.last_week)}: {s.topic.label if s.indices else POLICY}" for s in steps]
+    return ["The work plan, in order:" if r.whole else "Your steps in the shared work plan:"], bullets
 
 
 def evidence(r: Reading) -> Output:
@@ -238,24 +334,30 @@ def questions(r: Reading) -> Output:
 
 
 def coverage(r: Reading) -> Output:
-    """Evidence status by the reader's control areas: one paragraph per area, one status per sentence.
-    A requirement counts for its main topic only: a risk analysis is not evidence of patching."""
-    paras = []
-    uncovered = []
-    for tid in r.p.topics:
-        topic = r.content.topics[tid]
-        ix = [i for i, ts in enumerate(r.f.topics) if ts[:1] == (tid,)]
-        if not ix:
-            uncovered.append(topic)
-            continue
-        text = f"{cap(topic.label)}: {r.angle(topic)}."
+    """Evidence status by control area over the whole assessment: the reader's areas one sentence each, with
+    why the area weighs in their reading; the other areas' open items named after them. A requirement
+    counts for its main topic only."""
+    by_topic: dict[str, list[int]] = {}
+    for i in range(len(r.f.requirements)):
+        by_topic.setdefault(main_topic(r.f, i), []).append(i)
+    paras = [policy_finding(r)] if r.policy_first and not r.all_met else []
+    for tid in [t for t in r.p.topics if t in by_topic]:
+        topic, ix = r.content.topics[tid], by_topic[tid]
+        parts = []
         for status in ("not_met", "partially_met", "met"):
             these = [i for i in ix if r.f.requirements[i].status == status]
             if these:
-                text += f" {cap(STATUS_WORD[status])}: {r.shorts(these, limit=4)}."
-        paras.append(text)
-    if uncovered:
-        paras.append(f"Not assessed here: {topic_labels(uncovered)}.")
+                named = r.refs(these, limit=3) if status != "met" else r.shorts(these, limit=4)
+                parts.append(f"{STATUS_WORD[status]}, {named}")
+        paras.append(f"{cap(topic.label)}, where {r.stake(topic)}: {'; '.join(parts)}.")
+    rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
+            if t not in r.p.topics]
+    open_rest = [(topic, ix) for topic, ix in rest if ix]
+    if open_rest:
+        paras.append("Open in the other areas assessed: " +
+                     "; ".join(f"{topic.label}, {r.refs(ix, limit=3)}" for topic, ix in open_rest) + ".")
+    if r.uncovered:
+        paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []
 
 
@@ -304,49 +406,66 @@ def key_points(r: Reading) -> list[str]:
 
 def _key_points(r: Reading) -> list[str]:
     if not r.f.total:
-        return ["The assessment lists no requirements yet"]
+        return [f"The assessment of {r.slots['org']} lists no requirements yet"]
     if r.relation == "outside_reader":
         return _outside_points(r)
     plan = work_plan(r.f)
     term = r.item_term
     if r.all_met:
-        points = [f"All {r.f.total} {plural(term)} recorded as met"]
+        points = [f"All {r.f.total} {plural(term)} at {r.slots['org']} recorded as met"]
         points.append(f"Not assessed here: {topic_labels(r.uncovered)}" if r.uncovered else
                       "What is left is keeping the evidence current between assessments")
         kept = [t for t in (r.content.topics[t] for t in r.p.topics) if t not in r.uncovered][:3]
         if kept:
             points.append(f"Your upkeep: {topic_labels(kept)}")
         return points
-    if not r.groups:
-        points = [f"Nothing open in your area; {r.others_count} open "
-                  f"{'item sits' if r.others_count == 1 else 'items sit'} with other owners",
+    policy = _owns_policy(r)
+    n = len(r.mine_open)
+    if not r.groups and not r.policy_first:
+        k = r.others_count
+        points = [f"Nothing open in your area at {r.slots['org']}; {_word(k)} open "
+                  f"{'item sits' if k == 1 else 'items sit'} with "
+                  f"{join(list(dict.fromkeys(owner for owner, _, _ in r.others_by_owner())))}",
                   f"Whole assessment: {plan.total_range} person-days of work (planning table)"]
         if r.met_mine:
             points.append(f"Met in your area: {r.shorts(r.met_mine, limit=3)}")
         return points
-    policy = any(g.policy for g in r.groups)
-    n = len(r.mine_open)
-    head = f"{r.item(n)} open in your area" if n else "Open in your area"
+    points = ["No documented security policy: the first item to settle"] if r.policy_first else []
+    where = "across the assessment" if r.whole else "in your area"
     mix = ", ".join(filter(None, [_open_mix(r, r.mine_open), "no documented security policy" if policy else ""]))
-    points = [f"{head}: {mix}"]
-    first = next((i for g in r.groups for i in g.indices), None)
-    if first is not None:
+    points.append(f"{r.item(n)} open {where}: {mix}" if n else f"Open {where}: {mix}")
+    if r.whole and r.groups and r.groups[0].topic.id in r.p.topics:
+        g = r.groups[0]
+        points.append(f"Most pressing for you: {g.topic.label} ({_open_mix(r, g.indices) or 'no policy'})")
+    first = r.first_item
+    if r.policy_first:
+        pass    # the policy point above says what comes first
+    elif first is not None:
         points.append(f"First to close: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}")
+    days = plan.total if r.whole else _area_days(r)
+    steps = [s for s in plan.steps if set(r.mine_open) & set(s.indices) or (policy and not s.indices)]
+    last = max((s.last_week for s in steps), default=0)
+    if r.p.id in MONEY_READERS:
+        points.append(f"Cost to close: {days[0]}-{days[1]} person-days, about {money(r.f, days)}, over {last} "
+                      f"weeks{when(r.f, last)}")
+    elif r.relation == "operator" or not r.whole:
+        points.append(f"Your work: {days[0]}-{days[1]} person-days, to week {last}{when(r.f, last)} (planning table)")
+    else:
+        points.append(f"Whole assessment: {days[0]}-{days[1]} person-days over {last} weeks (planning table)")
+    if r.others_count and not r.whole:
+        owners = list(dict.fromkeys(owner for owner, _, _ in r.others_by_owner()))
+        k = r.others_count
+        points.append(f"{cap(_word(k))} more open {'item sits' if k == 1 else 'items sit'} with {join(owners)}")
+    return points
+
+
+def _area_days(r: Reading) -> tuple[int, int]:
+    plan = work_plan(r.f)
     lo = sum(plan.effort(g.indices)[0] + (plan.policy_effort[0] if g.policy else 0) for g in r.groups)
     hi = sum(plan.effort(g.indices)[1] + (plan.policy_effort[1] if g.policy else 0) for g in r.groups)
-    if r.relation == "operator":
-        mine = set(r.mine_open)
-        weeks = [s for s in plan.steps if mine & set(s.indices) or (policy and not s.indices)]
-        when = f", in {weeks[0].window.lower()}" if len(weeks) == 1 else (
-            f", from week {weeks[0].first_week} to week {max(s.last_week for s in weeks)}" if weeks else "")
-        points.append(f"Your work: {lo}-{hi} person-days{when} (planning table)")
-    else:
-        points.append(f"Your area: {lo}-{hi} of {plan.total_range} person-days for the whole assessment "
-                      f"(planning table)")
-    if r.others_count:
-        points.append(f"{r.others_count} more open {'item sits' if r.others_count == 1 else 'items sit'} "
-                      f"with other owners")
-    return points
+    if r.policy_first:
+        lo, hi = lo + plan.policy_effort[0], hi + plan.policy_effort[1]
+    return lo, hi
 
 
 def _brief_ref(r: Reading, i: int, limit: int = 70) -> str:
@@ -361,15 +480,14 @@ def _brief_ref(r: Reading, i: int, limit: int = 70) -> str:
 
 
 def _outside_points(r: Reading) -> list[str]:
-    """Evidence, not work: where the record is weakest in the reader's areas, what was not assessed."""
+    """Evidence, not work: where the record is weakest (the reader's areas first), what was not assessed."""
     weak = []
-    for tid in r.p.topics:
-        ix = [i for i, ts in enumerate(r.f.topics) if ts[:1] == (tid,) and i in r.f.open_set]
-        if ix:
-            weak.append(f"{r.content.topics[tid].label} ({_open_mix(r, ix)})")
-    points = [f"Weakest evidence: {'; '.join(weak[:2])}" if weak else
-              f"Every assessed {r.item_term} in your areas is recorded as met"]
-    if r.policy_gap:
+    for g in r.groups:
+        weak.append(f"{g.topic.label} ({_open_mix(r, g.indices) or 'no documented policy'})")
+    points = ["No documented security policy: a governance finding to read first"] if r.policy_first else []
+    points.append(f"Weakest evidence: {'; '.join(weak[:2])}" if weak else
+                  f"Every assessed {r.item_term} is recorded as met")
+    if r.policy_gap and not r.policy_first:
         points.append("No documented security policy: a governance finding")
     if r.uncovered:
         points.append(f"Not assessed here: {topic_labels(r.uncovered)}")

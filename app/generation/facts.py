@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from typing import Any
 
@@ -45,6 +46,11 @@ class AssessmentFacts:
     has_policy: bool
     display_name: str | None
     requirements: tuple[RequirementFact, ...]
+    # How the partner prices a person-day (their key's `dayRate` and `currency`); None: our default range.
+    day_rate: int | None = None
+    currency: str = "USD"
+    # The day the plan starts from (the assessment's submission date), so week numbers become dates.
+    as_of: date | None = None
 
     def __post_init__(self) -> None:
         reqs = tuple(r if isinstance(r, RequirementFact) else
@@ -65,7 +71,9 @@ class AssessmentFacts:
             has_policy = str(data.get("policy", "")).strip().upper() == "YES"
         return cls(framework=str(framework), industry=str(data["industry"]), has_policy=has_policy,
                    display_name=data.get("displayName"),
-                   requirements=tuple(data.get("requirements", ())))
+                   requirements=tuple(data.get("requirements", ())),
+                   day_rate=data.get("dayRate"), currency=data.get("currency") or "USD",
+                   as_of=date.fromisoformat(data["asOf"]) if data.get("asOf") else None)
 
     # ---------------------------------------------------------------- naming the client
     @property

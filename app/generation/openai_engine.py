@@ -22,11 +22,13 @@ from openai import OpenAI
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
 from .blocks import key_points
+from .consistency import ReportInconsistency, check_report
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
 from .grounding import GroundingError, check_grounding
 from .negotiation import Negotiator, extract_json
-from .plan import work_plan
+from .plan import main_topic, work_plan
+from .pricing import MONEY_READERS, basis_sentence, money
 from .reading import slots_for
 from .template_engine import TemplateEngine, appendix, basis, reading_for
 from .wording import plural
@@ -78,7 +80,8 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
                   f"assessed or enforced by {fw.assessor}.",
                   f"Deliverable: {fw.deliverable.format_map(slots_for(facts))}"]
     else:
-        lines.append("No knowledge pack matches this framework: use general wording and cite no framework rule.")
+        lines.append("This framework has no reference entry here: describe each requirement from its title alone, "
+                     "plainly, cite no framework rule, and never mention what reference material exists.")
     lines.append(f"Industry: {facts.industry}")
     if ind:
         lines.append(f"Industry pack: {ind.name}; data at stake: {ind.data}; who asks for evidence: "
@@ -88,21 +91,38 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
         f"Compliance score: {facts.compliance_score} / 100 ({facts.met} met, {facts.partially_met} partially "
         f"met, {facts.not_met} not met, {facts.total} total). The score and counts are shown to the reader on a "
         "summary card; do not restate them in prose.",
-        f"Methodology: {methodology.id} ({methodology.label}). Tone: {methodology.tone} Structure: "
-        f"{methodology.structure}",
+        f"Methodology (shapes tone and order; never name it or its stages to the reader): Tone: "
+        f"{methodology.tone} Structure: {methodology.structure}",
         f"Effort basis: {content.effort_basis}. Whole assessment: {plan.total_range} person-days.",
         "Work plan (the same in every report): " + "; ".join(
             f"{s.window}: {s.topic.label} ({', '.join(facts.requirements[i].id for i in s.indices)})"
             for s in plan.steps),
-        "Requirements (id | title | status | topics):",
-        *(f"- {r.id} | {r.title} | {STATUS_WORDS[r.status]} | {', '.join(t) or 'unmapped'}"
-          for r, t in zip(facts.requirements, facts.topics, strict=True)),
+        "Requirements (id | title | status | main topic), each followed by what it obliges where known. Say what "
+        "a requirement obliges only from this list, and argue a topic's importance only for requirements whose "
+        "main topic it is:",
+        *_requirement_lines(facts),
     ]
     return "\n".join(lines)
 
 
+def _requirement_lines(facts: AssessmentFacts) -> list[str]:
+    """ "- id | title | STATUS | main topic", then "  obliges: ..." where the pack knows it."""
+    topics, lines = load().topics, []
+    for i, r in enumerate(facts.requirements):
+        lines.append(f"- {r.id} | {r.title} | {STATUS_WORDS[r.status]} | {topics[main_topic(facts, i)].label}")
+        asks = _obliges(facts, r.id)
+        if asks:
+            lines.append(f"  obliges: {asks}")
+    return lines
+
+
+def _obliges(facts: AssessmentFacts, rid: str) -> str | None:
+    info = facts.framework_pack.info(rid) if facts.framework_pack else None
+    return info["obliges"].format_map(slots_for(facts)) if info and info.get("obliges") else None
+
+
 def _topic_line(r, topic) -> str:
-    return (f"- {topic.label}: {r.angle(topic)} (not met here means: {r.fill(topic.absent)}; partly met: "
+    return (f"- {topic.label}: {r.stake(topic)} (not met here means: {r.fill(topic.absent)}; partly met: "
             f"{r.fill(topic.partial)})")
 
 
@@ -116,11 +136,25 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
         f"What this reader needs: {r.fill(p.needs)}",
         "The reader's topics and why each matters to them:",
         *(_topic_line(r, r.content.topics[t]) for t in p.topics),
-        "Open requirements in the reader's topics (discuss these first): "
-        + (", ".join(f"{r.short(i)} ({STATUS_WORDS[r.f.requirements[i].status]})" for i in r.mine_open)
+        ("Scope: this reader answers for the whole organization; discuss every open requirement from their "
+         "angle, in the order below, and never say that other people own items." if r.whole else
+         "Scope: this reader owns the topics above; discuss their open requirements, and name the other owners "
+         "exactly as listed below."),
+        *(["First finding: the organization has no documented security policy. "
+           + (r.fill(r.framework.policy_rule) if r.framework and getattr(r.framework, "policy_rule", "") else "")]
+          if r.policy_first else []),
+        "Open requirements for this reader, in order of exposure (discuss these, in this order): "
+        + ("; ".join(f"{r.short(i)} ({STATUS_WORDS[r.f.requirements[i].status]}, {g.topic.label})"
+                     for g in r.groups for i in g.indices)
            or "none; say so, and say what the reader's job is then"),
-        "Other open requirements (mention briefly as other owners' work): "
-        + (", ".join(r.short(i) for i in r.others) or "none"),
+        "Open requirements with other owners (mention briefly, with the owner): "
+        + ("; ".join(f"{owner}: {k} on {label}" for owner, label, k in r.others_by_owner()) or "none"),
+        *([f"First to close (the work plan's order): {r.short(r.first_item)}"] if r.first_item is not None else []),
+        *([f"Money for this reader: closing every open item takes {work_plan(r.f).total_range} person-days, about "
+           f"{money(r.f, work_plan(r.f).total)}. {basis_sentence(r.f)}"] if r.p.id in MONEY_READERS else []),
+        *([f"What open items mean for the deliverable: {r.fill(r.framework.open_items_mean)}"]
+          if r.whole and r.relation == "decision_maker" and r.framework
+          and getattr(r.framework, "open_items_mean", "") else []),
         "Facts you may quote, with their sources:",
         *(f"- {r.fill(f['text'])}" for f in r.facts_for()),
         "Sections, in this order: " + "; ".join(r.fill(s.heading) for s in r.plan.sections),
@@ -188,8 +222,10 @@ class OpenAIEngine:
                 text = self.negotiator.complete(self._call, messages, usage)
                 content = self._parse(text)
                 check_grounding(content, _anonymous(facts), prompt="\n".join(m["content"] for m in messages[:3]))
+                r = reading_for(_anonymous(facts), persona_id, methodology_id)
+                check_report({**content, "keyPoints": []}, r)
                 break
-            except (EngineOutputError, GroundingError) as exc:
+            except (EngineOutputError, GroundingError, ReportInconsistency) as exc:
                 errors = str(exc)
                 log.info("answer for %s rejected: %s", persona_id, errors)
                 messages = [*messages, {"role": "assistant", "content": text or ""},
@@ -203,6 +239,8 @@ class OpenAIEngine:
         # What the model does not write: the appendices, the key points (figures from the shared plan)
         # and the reader's relation.
         r = reading_for(facts, persona_id, methodology_id)
+        for fact in r.facts_for():   # the prompt carried these facts: list their sources
+            r.cite(fact)
         content["sections"] += [appendix(facts, r.relation), basis(r)]
         content["keyPoints"] = key_points(r)
         content["readerRelation"] = r.relation

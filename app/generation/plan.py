@@ -56,8 +56,8 @@ class WorkPlan:
 
 
 def main_topic(facts: AssessmentFacts, i: int) -> str:
-    topics = facts.topics[i]
-    return topics[0] if topics else UNMAPPED
+    """The requirement's main topic (its first), the one scope rule every reader and the plan share."""
+    return facts.memo("main_topics", lambda: tuple(ts[0] if ts else UNMAPPED for ts in facts.topics))[i]
 
 
 def work_plan(facts: AssessmentFacts) -> WorkPlan:

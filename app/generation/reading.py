@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..content import Persona, Plan, Topic, load
+from ..content import TOPICS, Persona, Plan, Topic, load
 from .facts import AssessmentFacts
-from .wording import cap, join, plural
+from .plan import main_topic, work_plan
+from .wording import join, plural
 
 STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
 MAX_GROUPS = 4       # topic groups discussed in the body of one report
@@ -21,6 +22,16 @@ MAX_NAMED = 4        # requirements named per group; the rest are counted and le
 MAX_FACTS = 3        # sourced facts quoted in one report
 GENERIC_DATA = "sensitive data"
 POLICY = "a documented security policy"
+# Readers who answer for the whole organization see the whole assessment from their angle; outside
+# readers do too. Everyone else reads the topics they own (persona `topics`) and who owns the rest.
+WHOLE_SCOPE = frozenset({"board_member", "ceo_president", "cfo", "coo", "general_counsel", "small_business_owner",
+                         "ciso", "cio", "compliance_officer", "risk_manager", "internal_auditor", "project_manager"})
+# Readers for whom a missing written security policy is the first finding.
+POLICY_FIRST = frozenset({"small_business_owner", "ceo_president", "general_counsel", "compliance_officer",
+                          "internal_auditor", "external_auditor"})
+# Readers who own nothing day to day and so are never named as a topic's owner.
+NOT_OWNERS = frozenset({"board_member", "ceo_president", "cfo", "coo", "general_counsel", "small_business_owner",
+                        "investor", "insurance_underwriter", "external_auditor"})
 ALLOT_ORDER = ("External", "Executive", "Management", "Business", "Operational")
 # Figures about one kind of failure, quoted only when the assessment has that kind of gap: a supply-chain
 # statistic in a report whose open items are backup and logging reads as boilerplate.
@@ -70,7 +81,13 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
 
 
 class Reading:
-    """One persona's selection from one assessment, with the helpers to name things consistently."""
+    """One persona's selection from one assessment, with the helpers to name things consistently.
+
+    One scope rule: a requirement belongs to its main topic (its first, from the framework id or the
+    title). Readers who answer for the whole organization (`WHOLE_SCOPE`, and every outside reader)
+    see every open requirement, grouped by topic, their own topics first and then the rest by how
+    many items are absent; the others see the topics they own, and are told who owns the rest.
+    """
 
     def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan):
         self.f, self.p, self.plan = facts, persona, plan
@@ -78,31 +95,68 @@ class Reading:
         self.relation = persona.relation
         self.framework = facts.framework_pack
         self.industry = facts.industry_pack
-        reqs, topics = facts.requirements, facts.topics
+        reqs = facts.requirements
         mine = persona.topics
-        by_topic: dict[str, list[int]] = {t: [] for t in mine}
-        others: list[int] = []
+        self.whole = persona.relation == "outside_reader" or persona.id in WHOLE_SCOPE
+        by_topic: dict[str, list[int]] = {}
         for i in facts.open_order:
-            topic = next((t for t in mine if t in topics[i]), None)
-            (by_topic[topic] if topic else others).append(i)
-        # A missing documented policy is a governance gap: it joins the governance group of a reader
-        # who owns governance, and counts among the other owners' items for everyone else.
+            by_topic.setdefault(main_topic(facts, i), []).append(i)
+        # A missing documented policy is a governance gap. Readers who answer for policy hear of it first,
+        # in a finding of its own; other readers of the whole assessment find it in the governance group.
         self.policy_gap = not facts.has_policy
-        policy_mine = self.policy_gap and "governance" in mine
+        self.policy_first = self.policy_gap and persona.id in POLICY_FIRST
+        policy_grouped = self.policy_gap and not self.policy_first and (self.whole or "governance" in mine)
+        if policy_grouped:
+            by_topic.setdefault("governance", [])
+        not_met = {t: sum(reqs[i].status == "not_met" for i in ix) for t, ix in by_topic.items()}
+        if self.whole:
+            # By exposure: areas with an absent control first, then those only partly in place; within
+            # each, the reader's own topics in their order, then the rest by how much is absent.
+            def rank(t: str) -> tuple:
+                absent = not_met[t] + (policy_grouped and t == "governance")
+                return (not absent, t not in mine, mine.index(t) if t in mine else 0, -absent,
+                        -len(by_topic[t]), TOPICS.index(t))
+            order = sorted(by_topic, key=rank)
+        else:
+            order = [t for t in mine if t in by_topic]
         self.groups = tuple(
-            Group(self.content.topics[t], tuple(i for i in ix if reqs[i].status == "not_met"),
-                  tuple(i for i in ix if reqs[i].status == "partially_met"), policy_mine and t == "governance")
-            for t, ix in by_topic.items() if ix or (policy_mine and t == "governance"))
+            Group(self.content.topics[t], tuple(i for i in by_topic[t] if reqs[i].status == "not_met"),
+                  tuple(i for i in by_topic[t] if reqs[i].status == "partially_met"),
+                  policy_grouped and t == "governance")
+            for t in order)
         self.mine_open = tuple(i for g in self.groups for i in g.indices)
-        self.others = tuple(others)
-        self.others_count = len(others) + (self.policy_gap and not policy_mine)
+        mine_set = set(self.mine_open)
+        self.others = tuple(i for i in facts.open_order if i not in mine_set)
+        self.policy_elsewhere = self.policy_gap and not self.policy_first and not policy_grouped
+        self.others_count = len(self.others) + self.policy_elsewhere
         self.met_mine = tuple(i for i, r in enumerate(reqs)
-                              if r.status == "met" and any(t in topics[i] for t in mine))
-        covered = {t for ts in topics for t in ts}
+                              if r.status == "met" and (self.whole or main_topic(facts, i) in mine))
+        covered = {t for ts in facts.topics for t in ts}
         self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered)
         self.plan_blocks = {b for section in plan.sections for b in section.blocks}
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
         self.slots = slots_for(facts)
+
+    @property
+    def first_item(self) -> int | None:
+        """The reader's first open requirement in the shared work plan's order: "first to close" everywhere."""
+        mine = set(self.mine_open)
+        for step in work_plan(self.f).steps:
+            for i in step.indices:
+                if i in mine:
+                    return i
+        return None
+
+    def others_by_owner(self) -> list[tuple[str, str, int]]:
+        """The open items outside this reader's area: (owner, topic label, count), largest first."""
+        counts: dict[str, int] = {}
+        for i in self.others:
+            t = main_topic(self.f, i)
+            counts[t] = counts.get(t, 0) + 1
+        if self.policy_elsewhere:
+            counts["governance"] = counts.get("governance", 0) + 1
+        rows = [(topic_owner(t, self.p.id), self.content.topics[t].label, n) for t, n in counts.items()]
+        return sorted(rows, key=lambda row: -row[2])
 
     # ------------------------------------------------------------------ state of the reader
     @property
@@ -150,21 +204,33 @@ class Reading:
             shown.append(f"{rest} more")
         return join(shown)
 
-    def angle(self, topic: Topic) -> str:
-        return self.fill(self.p.angles[topic.id])
+    def stake(self, topic: Topic) -> str:
+        """The reader's stake in a topic as a whole: the persona's own angle, or for a topic outside the
+        persona's list, the topic's failure scenario in the reader's lens."""
+        if topic.id in self.p.angles:
+            return self.fill(self.p.angles[topic.id])
+        return self.lens(topic)
 
-    def finding(self, indices: tuple[int, ...], status: str, angle: str, policy: bool = False,
-                template: str | None = None) -> str:
-        """One finding in the methodology's voice: one status per sentence."""
-        names = [self.ref(i) for i in indices[:MAX_NAMED]]
-        if len(indices) > MAX_NAMED:
-            names.append(f"{len(indices) - MAX_NAMED} more")
-        if policy:
-            names.append(POLICY)
-        refs = join(names)
-        return self.fill(template or self.plan.finding, refs=refs, Refs=cap(refs),
-                         be="is" if len(indices) + policy == 1 else "are", status=STATUS_WORD[status],
-                         angle=angle, Angle=cap(angle))
+    def lens(self, topic: Topic) -> str:
+        """What an open item of the topic risks, in the reader's lens: how it happens (operators), what it
+        triggers with regulators, clients and courts (management) or what the business loses."""
+        if self.relation == "operator":
+            return self.fill(topic.risk)
+        return self.fill(topic.liability if self.p.category == "Management" else topic.impact)
+
+    def obliges(self, i: int) -> str | None:
+        """What the requirement obliges, from its pack entry, or None when no pack knows it."""
+        info = self.framework.info(self.f.requirements[i].id) if self.framework else None
+        return self.fill(info["obliges"]) if info and info.get("obliges") else None
+
+    def item_clause(self, i: int, with_obligation: bool = True) -> str:
+        """One requirement with its own status, and what it obliges where the pack knows it."""
+        status = self.f.requirements[i].status
+        text = f"{self.ref(i)} is {STATUS_WORD[status]}"
+        asks = self.obliges(i) if with_obligation else None
+        if asks:
+            text += f", where {self.slots['framework']} asks for {asks}"
+        return text
 
     # ------------------------------------------------------------------ sourced facts
     def facts_for(self) -> list[dict]:
@@ -176,6 +242,17 @@ class Reading:
         if fact not in self.sources:
             self.sources.append(fact)
         return self.fill(fact["text"])
+
+
+def topic_owner(topic: str, reader: str) -> str:
+    """Who owns a topic's open items, as a reader would say it ("the IT director"): the persona that lists
+    the topic highest among its own, catalogue order breaking ties; never the reader themselves."""
+    candidates = [(p.topics.index(topic), n, p) for n, p in enumerate(load().personas)
+                  if topic in p.topics and p.id not in NOT_OWNERS and p.id != reader]
+    if not candidates:
+        return "leadership"
+    label = min(candidates, key=lambda c: c[:2])[2].label
+    return "the " + " ".join(w if w.isupper() else w.lower() for w in label.split())
 
 
 def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
 from ..content import Persona
-from .blocks import BLOCKS, key_points
+from .blocks import BLOCKS, _owns_policy, key_points
+from .consistency import check_report
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
+from .pricing import BLS_SOURCE, MONEY_READERS, basis_sentence
 from .reading import POLICY, STATUS_WORD, Reading, slots_for
 from .wording import cap
 
@@ -81,23 +83,23 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
 
 
 def basis(r: Reading) -> dict:
-    """Where this report's figures come from: the facts it quoted and the effort table it used."""
-    notes: dict[str, list[str]] = {}   # one line per source, with every note quoted from it
-    for f in r.sources:
-        notes.setdefault(f"{f['source']}, {f['url']}", []).extend([f["note"]] if f.get("note") else [])
-    bullets = [line + (f" (note: {' '.join(dict.fromkeys(n))})" if n else "") for line, n in notes.items()]
+    """Where this report's figures come from: the facts it quoted, the effort table and the day rate it used.
+    Maintainers' notes on a source stay in the data files."""
+    bullets = list(dict.fromkeys(f"{f['source']}, {f['url']}" for f in r.sources))
     plan = work_plan(r.f)
-    if plan.per_requirement:
+    paragraphs = []
+    if plan.per_requirement and r.relation != "outside_reader":   # outside readers are shown no effort
+        paragraphs.append(f"Effort figures use {r.content.effort_basis}.")
+        if r.p.id in MONEY_READERS:
+            paragraphs.append(basis_sentence(r.f))
+            if not r.f.day_rate:
+                bullets.append(f"{BLS_SOURCE['source']}, {BLS_SOURCE['url']}")
         topics = dict.fromkeys(main_topic(r.f, i) for i in plan.per_requirement)
         for tid in topics:
             t = r.content.topics[tid]
             bullets.append(f"Planning table, {t.label}: {t.effort_not_met[0]}-{t.effort_not_met[1]} "
                            f"person-days per not-met item, {t.effort_partial[0]}-{t.effort_partial[1]} per "
                            f"partly met item")
-    paragraphs = [f"Effort figures use {r.content.effort_basis}."] if plan.per_requirement else []
-    if r.framework is None:
-        paragraphs.append(f"No knowledge pack matches the framework named \"{r.f.framework}\", so this report "
-                          f"uses general wording and cites no framework-specific rule.")
     return {"heading": BASIS_HEADING, "paragraphs": paragraphs, "bullets": bullets}
 
 
@@ -129,22 +131,31 @@ class TemplateEngine:
         if basis_section["paragraphs"] or basis_section["bullets"]:
             sections.append(basis_section)
         title = (p.title_clean if r.all_met else p.title) if facts.total else NO_REQUIREMENTS_TITLE
-        return {"title": r.fill(title),
-                "summary": summary(r), "keyPoints": key_points(r), "sections": sections,
-                "callToAction": call_to_action(r, p),
-                "readerRelation": p.relation,
-                "knowledge": {"framework": r.framework.key if r.framework else None,
-                              "industry": r.industry.key if r.industry else None}}
+        report = {"title": r.fill(title),
+                  "summary": summary(r), "keyPoints": key_points(r), "sections": sections,
+                  "callToAction": call_to_action(r, p),
+                  "readerRelation": p.relation,
+                  "knowledge": {"framework": r.framework.key if r.framework else None,
+                                "industry": r.industry.key if r.industry else None}}
+        check_report(report, r)   # a disagreement with the selection is a bug: it raises, never falls back
+        return report
 
 
 def summary(r: Reading) -> str:
     if not r.f.total:
-        return "The assessment lists no requirements, so there is nothing to report on for this reader yet."
+        return r.fill("The assessment of {org} lists no requirements, so there is nothing to report on for this "
+                      "reader yet.")
     if r.all_met:
         return r.fill(r.p.summary_clean)
-    if not r.groups:
+    if not r.groups and not r.policy_first:
         return r.fill(r.p.summary_elsewhere)
-    names = [POLICY] * any(g.policy for g in r.groups) + [r.ref(i) for i in r.mine_open]
+    # Whole-assessment readers: the lead item of each of their first three areas; area readers: their items.
+    # Every open item is named in the sections and the appendix.
+    if r.whole:
+        own = [g for g in r.groups if g.topic.id in r.p.topics][:3] or r.groups[:1]
+        names = [POLICY] * _owns_policy(r) + [r.ref(g.indices[0]) for g in own if g.indices]
+    else:
+        names = [POLICY] * _owns_policy(r) + [r.ref(i) for i in r.mine_open]
     items = names[:3] + ([f"{len(names) - 3} more"] if len(names) > 3 else [])
     listed = ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
     return f"{r.fill(r.p.summary)} {r.fill(r.plan.lead, items=listed)}"
@@ -152,7 +163,10 @@ def summary(r: Reading) -> str:
 
 def call_to_action(r: Reading, p: Persona) -> str:
     ask = r.fill(p.ask_clean if r.all_met else p.ask)
-    first = next((i for g in r.groups for i in g.indices), None)
-    if first is not None and r.relation == "operator":
-        ask += f", starting with {r.ref(first)}"
+    if r.relation != "outside_reader" and not r.all_met:
+        first = r.first_item
+        if r.policy_first or (first is None and _owns_policy(r)):
+            ask += f", starting with {POLICY}"
+        elif first is not None:
+            ask += f", starting with {r.ref(first)}"
     return r.fill(r.plan.cta, ask=ask, Ask=cap(ask))

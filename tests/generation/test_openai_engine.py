@@ -53,7 +53,9 @@ def test_prompts_carry_no_identity_and_share_the_assessment_part(openai_app, mak
         assert body["response_format"]["json_schema"]["strict"] is True
         assert body["messages"][-1]["content"].startswith("Persona: ")
         assert "A.5.15 | Access control | NOT MET" in body["messages"][1]["content"]
-        assert "Methodology: meddpicc" in body["messages"][1]["content"]
+        # the methodology shapes the text; its name is never handed to the model to repeat
+        assert "Methodology (shapes tone and order; never name it" in body["messages"][1]["content"]
+        assert "MEDDPICC" not in body["messages"][1]["content"]
     # The shared part is byte-identical in all 25 calls, so a provider's prompt cache can serve it.
     assert len({str(body["messages"][:2]) for body in requests}) == 1
     assert {body["messages"][-1]["content"].split()[1] for body in requests} == {p.id for p in PERSONAS}
@@ -173,8 +175,10 @@ def test_every_prompt_is_fully_rendered_and_carries_the_readers_knowledge():
                     p.relation != "outside_reader"
         hipaa = engine.messages(AssessmentFacts.from_submission(samples()["hipaa_billing"]), "general_counsel", "spin")
         assert "HHS Office for Civil Rights" in hipaa[1]["content"]
-        assert "164.312(b) | Audit controls | NOT MET | logging" in hipaa[1]["content"]
-        assert "Open requirements in the reader's topics" in hipaa[2]["content"]
+        assert "164.312(b) | Audit controls | NOT MET | logging and monitoring\n  obliges: hardware, software" \
+            in hipaa[1]["content"]
+        assert "Scope: this reader answers for the whole organization" in hipaa[2]["content"]
+        assert "Open requirements for this reader, in order of exposure" in hipaa[2]["content"]
         assert "45 CFR" in hipaa[2]["content"]   # the facts the reader may quote, with their sources
     finally:
         engine.close()
@@ -271,6 +275,21 @@ def test_an_answer_citing_an_unknown_id_is_corrected_or_replaced_never_stored(op
     for persona, content in reports_of(client, auth, record).items():
         text = json.dumps(content)
         assert cited_ids(text) <= known, persona
+
+
+def test_an_answer_that_contradicts_the_statuses_is_corrected_or_replaced(openai_app, make_key, fake_openai):
+    fake_openai.contradict_once_for.add("cfo")   # says everything is met, then corrects itself when told
+    fake_openai.contradict_for.add("board_member")   # never does
+    client, auth, record = setup(openai_app, make_key)
+    result = generate(client, auth, record["id"]).get_json()
+    entries = {r["persona"]: r for r in result["reports"]}
+    assert entries["cfo"]["engine"] == "openai" and len(fake_openai.calls_for("cfo")) == 2
+    retry = fake_openai.calls_for("cfo")[1]["messages"][-1]["content"]
+    assert retry.startswith("That answer cannot be stored:") and "claims everything is met" in retry
+    assert entries["board_member"]["engine"] == "template"
+    assert "claims everything is met" in entries["board_member"]["fallbackReason"]
+    for persona, content in reports_of(client, auth, record).items():
+        assert "Every requirement in scope is met" not in json.dumps(content), persona
 
 
 def test_tokens_are_summed_per_run_and_returned(openai_app, make_key, fake_openai):

@@ -68,7 +68,8 @@ Behaviours (attributes, all put back by `reset()`), in order of precedence:
   `cite_unknown_once_for`: the same, on a first attempt only (a request with a ``That answer cannot
   be stored:`` message gets a well-behaved answer). `wrong_status_for`: every attempt cites the
   first cited requirement with a wrong status (in ``citedRequirements`` and in its bullet); these
-  three combine.
+  three combine. `contradict_for`: every attempt adds "Every requirement in scope is met" to the first
+  section (a claim the statuses contradict); `contradict_once_for`: on a first attempt only.
 - `hang_for`: replaces the `latency` wait with `hang_seconds`; combines with the others.
 - `slots` (None: no limit): at most that many chat requests are worked on (wait out their latency
   or hang) at once; the others queue in arrival order, and a request's latency counts from when it
@@ -595,6 +596,8 @@ class _Handler(BaseHTTPRequestHandler):
             content = '{"title": 5}' if nth % 2 == 0 else "Sorry, I cannot help with that request."
         else:
             report = report_for(persona, role, methodology_of(body), self._citations(owner, body, persona))
+            if persona in owner.contradict_for or (persona in owner.contradict_once_for and not is_retry(body)):
+                report["sections"][0]["paragraphs"].append("Every requirement in scope is met, so nothing is open.")
             if _format_type(body) in ("json_schema", "json_object"):
                 content = json.dumps(report)
             else:  # plain text: the object in a fence between two sentences, as small local models write
@@ -656,6 +659,8 @@ class FakeOpenAIServer:
         self.cite_unknown_for: set[str] = set()
         self.cite_unknown_once_for: set[str] = set()
         self.wrong_status_for: set[str] = set()
+        self.contradict_for: set[str] = set()
+        self.contradict_once_for: set[str] = set()
         self.fail_all_status: int | None = None
         self.reject_json_schema: int | None = None
         self.reject_json_object: bool = False
@@ -731,6 +736,8 @@ class FakeOpenAIServer:
         self.cite_unknown_for.clear()
         self.cite_unknown_once_for.clear()
         self.wrong_status_for.clear()
+        self.contradict_for.clear()
+        self.contradict_once_for.clear()
         self.fail_all_status = None
         self.reject_json_schema = None
         self.reject_json_object = False

@@ -1,0 +1,56 @@
+"""Effort as money and dates, for the readers who decide money (CFO, board, CEO, owner).
+
+Person-days come from the shared work plan. A partner sets its day rate and currency on its key
+(`dayRate`, `currency`); without one, a stated default range is used, with its basis printed in the
+report. Weeks become dates from the day the assessment was submitted, when the run knows it.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from .facts import AssessmentFacts
+
+MONEY_READERS = frozenset({"cfo", "board_member", "ceo_president", "small_business_owner"})
+# Eight hours at the median hourly wage of US information security analysts ($60.05, May 2024) is
+# about 480 USD; the high end allows three times that for an outside specialist with overheads.
+DEFAULT_DAY_RATE = (480, 1440)
+DEFAULT_BASIS = ("Priced at USD 480-1,440 a person-day, a default range: the low end is eight hours at the median "
+                 "hourly wage of US information security analysts ($60.05, U.S. Bureau of Labor Statistics, "
+                 "Occupational Outlook Handbook, May 2024 data), the high end three times that, for an outside "
+                 "specialist with overheads. An assumption for budgeting, not a quote.")
+BLS_SOURCE = {"source": "U.S. Bureau of Labor Statistics, Occupational Outlook Handbook: Information Security "
+                        "Analysts (May 2024 wage data), 2025",
+              "url": "https://www.bls.gov/ooh/computer-and-information-technology/information-security-analysts.htm"}
+
+
+def rates(facts: AssessmentFacts) -> tuple[int, int, str]:
+    """(low, high, currency) per person-day."""
+    if facts.day_rate:
+        return facts.day_rate, facts.day_rate, facts.currency
+    return DEFAULT_DAY_RATE[0], DEFAULT_DAY_RATE[1], "USD"
+
+
+def money(facts: AssessmentFacts, days: tuple[int, int]) -> str:
+    """ "USD 9,600-57,600" for a range of person-days. """
+    lo_rate, hi_rate, currency = rates(facts)
+    lo, hi = days[0] * lo_rate, days[1] * hi_rate
+    return f"{currency} {lo:,}" if lo == hi else f"{currency} {lo:,}-{hi:,}"
+
+
+def basis_sentence(facts: AssessmentFacts) -> str:
+    if facts.day_rate:
+        return (f"Priced at {facts.currency} {facts.day_rate:,} a person-day, the day rate your adviser set for "
+                f"this work. An assumption for budgeting, not a quote.")
+    return DEFAULT_BASIS
+
+
+def week_end(facts: AssessmentFacts, week: int) -> date | None:
+    """The last day of a plan week, counted from the assessment's date."""
+    return facts.as_of + timedelta(weeks=week) if facts.as_of else None
+
+
+def when(facts: AssessmentFacts, week: int) -> str:
+    """ " (by 9 December 2026)" or "" without a start date. """
+    end = week_end(facts, week)
+    return f" (by {end.day} {end:%B %Y})" if end else ""
