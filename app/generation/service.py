@@ -16,7 +16,7 @@ from ..catalog import PERSONAS
 from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
-from ..models import Assessment, Partner, Report, Requirement, iso_utc, utcnow
+from ..models import ApiKey, Assessment, Partner, Report, Requirement, iso_utc, utcnow
 from ..webhooks.outbox import notify_sender, queue_generation_event
 from .billing import record_usage
 from .content import stored_content
@@ -87,14 +87,18 @@ def claim(key: AuthenticatedKey, assessment_id: int, previous: str) -> str:
 
 
 def load_facts(assessment_id: int) -> AssessmentFacts:
-    """Everything an engine may know: no company id. Plain rows, no ORM objects."""
-    a = Assessment.__table__
-    row = db.session.execute(select(a.c.framework, a.c.industry, a.c.has_policy, a.c.display_name)
-                             .where(a.c.id == assessment_id)).one()
+    """Everything an engine may know: no company id. Plain rows, no ORM objects. The day rate is the
+    submitting key's as it stands when the reports are written; the plan's dates count from submission."""
+    a, k = Assessment.__table__, ApiKey.__table__
+    row = db.session.execute(select(a.c.framework, a.c.industry, a.c.has_policy, a.c.display_name, a.c.created_at,
+                                    k.c.day_rate, k.c.currency)
+                             .join(k, k.c.id == a.c.api_key_id).where(a.c.id == assessment_id)).one()
     rows = db.session.execute(select(Requirement.ref, Requirement.title, Requirement.status)
                               .where(Requirement.assessment_id == assessment_id).order_by(Requirement.position))
     return AssessmentFacts(framework=row.framework, industry=row.industry, has_policy=row.has_policy,
-                           display_name=row.display_name, requirements=tuple(RequirementFact(*r) for r in rows))
+                           display_name=row.display_name, requirements=tuple(RequirementFact(*r) for r in rows),
+                           day_rate=row.day_rate, currency=row.currency or "USD",
+                           as_of=row.created_at.date() if row.created_at else None)
 
 
 def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts, methodology: str,

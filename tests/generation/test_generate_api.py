@@ -218,3 +218,23 @@ def test_generate_response_equals_the_schema_dump(openai_app, fake_openai, make_
         with app.test_request_context(headers=auth):
             slow = GenerationResultSchema().dump(get_assessment(authenticate_request(), record["id"]))
         assert response.get_json() == slow
+
+
+def test_the_keys_day_rate_prices_the_money_readers_reports(client, auth):
+    """A partner sets its day rate on the key; the next generation prices effort with it."""
+    record = submit(client, auth)
+    generate(client, auth, record["id"])
+    default = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).get_json()
+    assert any(p.startswith("Cost to close:") and "USD" in p for p in default["keyPoints"])
+    assert "a default range" in "\n".join(p for s in default["sections"] for p in s["paragraphs"])
+
+    response = client.patch("/api/v1/key", json={"dayRate": 1100, "currency": "GBP"}, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    generate(client, auth, record["id"])
+    priced = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).get_json()
+    point = next(p for p in priced["keyPoints"] if p.startswith("Cost to close:"))
+    assert "about GBP " in point and "(by " in point   # the partner's rate, and a finish date
+    basis = "\n".join(p for s in priced["sections"] for p in s["paragraphs"])
+    assert "Priced at GBP 1,100 a person-day, the day rate your adviser set" in basis
+    admin = client.get(f"/api/v1/assessments/{record['id']}/reports/network_admin", headers=auth).get_json()
+    assert not any("GBP" in p for p in admin["keyPoints"])   # operators are shown person-days
