@@ -174,7 +174,7 @@ class PersonaSchema(Schema):
     role = Text(required=True)
     needs = Text(required=True)
     topics = fields.List(fields.String(validate=validate.OneOf(TOPICS)), required=True,
-                         validate=validate.Length(min=2, max=7))
+                         validate=validate.Length(min=2, max=8))
     fact_kinds = fields.List(fields.String(validate=validate.OneOf(FACT_KINDS)), required=True)
     title = Text(required=True)
     title_clean = Text(required=True)

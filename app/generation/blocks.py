@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 from .plan import main_topic, work_plan
-from .pricing import MONEY_READERS, money, rates, when
+from .pricing import MONEY_READERS, money, rates, week_end, when
 from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, POLICY, STATUS_WORD, Reading, topic_labels
 from .wording import cap, join, plural
 
@@ -59,8 +59,6 @@ def findings(r: Reading) -> Output:
         return paras + _met_findings(r), []
     own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
     rest = [g for g in r.groups if g not in own]
-    if len(own) > 1 and r.whole:
-        paras.append(ORDER_NOTE)
     paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
     bullets = []
     if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed
@@ -69,10 +67,28 @@ def findings(r: Reading) -> Output:
     if r.p.id in DELIVERABLE_READERS:
         note = _deliverable_note(r)
         paras += [note] if note else []
+    if "exposure" not in r.plan_blocks:
+        paras += [c for c in [_cost_sentence(r)] if c]
     return paras, bullets
 
 
-ORDER_NOTE = "Absent controls first, then partial ones."
+# Who reads the cost in the body; the board and the chief executive read it in their key points.
+PAYER = frozenset({"cfo", "small_business_owner"})
+
+
+def _cost_sentence(r: Reading) -> str | None:
+    """What closing the open items costs, for the readers who decide money, where no effort section says it."""
+    if r.p.id not in PAYER or "effort" in r.plan_blocks or r.all_met:
+        return None
+    plan = work_plan(r.f)
+    last = max((s.last_week for s in plan.steps), default=0)
+    # Short sentences, a figure each, as a budget line reads; the basis is in the appendix.
+    end = week_end(r.f, last)
+    return " ".join([f"Cost to close everything open: {money(r.f, plan.total)}.",
+                     f"Work: {plan.total_range} person-days over {last} {'week' if last == 1 else 'weeks'}.",
+                     *([f"Finish: {end.day} {end:%B %Y}."] if end else []), "Basis: see the appendix."])
+
+
 MAX_LISTED = 12   # requirements listed as bullets in the body; the appendix lists every one
 
 
@@ -205,9 +221,10 @@ def strengths(r: Reading) -> Output:
 
 def exposure(r: Reading) -> Output:
     facts = [f for f in r.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
+    cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
-        return [f"What a serious incident would mean for you: {r.fill(r.p.stake)}."], []
-    return [r.cite(f) for f in facts], []
+        return [f"What a serious incident would mean for you: {r.fill(r.p.stake)}.", *cost], []
+    return [*(r.cite(f) for f in facts), *cost], []
 
 
 def _scenario_topic(r: Reading):
