@@ -30,9 +30,10 @@ def samples() -> dict[str, dict]:
 
 
 def markdown(report: dict) -> str:
-    lines = [f"# {report['title']}", "",
-             f"*{report['personaLabel']} · {report['methodologyLabel']} · {report['readerRelation']}*", "",
-             report["summary"], ""]
+    # As the client's pages show it: the reader, never the seller's methodology or our relation labels.
+    lines = [f"# {report['title']}", "", f"*For the {report['personaLabel']}*", "", report["summary"], ""]
+    if report.get("keyPoints"):
+        lines += [f"- {p}" for p in report["keyPoints"]] + [""]
     for section in report["sections"]:
         lines += [f"## {section['heading']}", ""]
         for paragraph in section["paragraphs"]:
