@@ -16,7 +16,7 @@ from .reading import STATUS_WORD, Reading
 
 APPENDIX = re.compile(r"^Appendix", re.I)
 REQUIREMENTS_APPENDIX = "Appendix: requirements in scope"   # the same list in all 25, checked by its own tests
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"(])")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"(])|\n")   # sentences, and each text on its own line
 WORD_NUMBERS = {w: n for n, w in enumerate(("no", "one", "two", "three", "four", "five", "six", "seven", "eight",
                                             "nine", "ten"))}
 STATUS_OF_WORD = {v: k for k, v in STATUS_WORD.items()}
@@ -101,8 +101,8 @@ def _check_statuses(text: str, r: Reading, errors: list[str]) -> None:
                 errors.append(f"{m.group(0)} is {STATUS_WORD[status[m.group(0)]]}, but the text calls it "
                               f"{stated.group(1)}")
     # A strengths bullet: "id Title: met"
-    if text.endswith(": met"):
-        for rid, actual in _named(text, r)[:1]:
+    for line in (line for line in text.split("\n") if line.endswith(": met")):
+        for rid, actual in _named(line, r)[:1]:
             if actual != "met":
                 errors.append(f"{rid} is {STATUS_WORD[actual]}, but a bullet lists it as met")
 
@@ -138,9 +138,9 @@ def check_report(content: dict, r: Reading) -> None:
     errors: list[str] = []
     texts = _texts(content)
     everything = "\n".join(_texts(content, appendix=True))
-    for text in texts:
-        _check_statuses(text, r, errors)
-    _check_claims("\n".join(texts), r, errors)
+    joined = "\n".join(texts)
+    _check_statuses(joined, r, errors)
+    _check_claims(joined, r, errors)
     if not r.all_met:
         for rid, status in _named(content.get("callToAction", ""), r):
             if status == "met":
@@ -151,7 +151,7 @@ def check_report(content: dict, r: Reading) -> None:
             errors.append(f"contains {word!r}")
     for m in SELLER.finditer(everything):
         errors.append(f"names the seller's methodology ({m.group(0)})")
-    if r.f.organization.lower() not in "\n".join(texts).lower():
+    if r.f.organization.lower() not in joined.lower():
         errors.append(f"never names its subject ({r.f.organization!r})")
     if errors:
         raise ReportInconsistency(f"{r.p.id}: " + "; ".join(dict.fromkeys(errors)))

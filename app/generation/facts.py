@@ -152,6 +152,11 @@ class AssessmentFacts:
         return tuple((pack.topics_of_id(r.id) if pack else ()) or content.topics_of_title(r.title)
                      for r in self.requirements)
 
+    @cached_property
+    def main_topics(self) -> tuple[str, ...]:
+        """Each requirement's main topic (its first); one the topics place nowhere is governance work."""
+        return tuple(ts[0] if ts else "governance" for ts in self.topics)
+
     # ---------------------------------------------------------------- lookups
     @cached_property
     def open_order(self) -> tuple[int, ...]:

@@ -57,7 +57,7 @@ class WorkPlan:
 
 def main_topic(facts: AssessmentFacts, i: int) -> str:
     """The requirement's main topic (its first), the one scope rule every reader and the plan share."""
-    return facts.memo("main_topics", lambda: tuple(ts[0] if ts else UNMAPPED for ts in facts.topics))[i]
+    return facts.main_topics[i]
 
 
 def work_plan(facts: AssessmentFacts) -> WorkPlan:

@@ -180,11 +180,7 @@ class Reading:
     # ------------------------------------------------------------------ naming requirements
     def ref(self, i: int) -> str:
         """ "Audit controls (164.312(b), required)": title, then id and any designation the pack gives."""
-        r = self.f.requirements[i]
-        info = self.framework.info(r.id) if self.framework else None
-        tail = f", {info['designation']}" if info and info.get("designation") else ""
-        title = r.title.strip()
-        return f"{title} ({r.id.strip()}{tail})" if title else f"{r.id.strip()}{tail}"
+        return refs_of(self.f)[i]
 
     def refs(self, indices: tuple[int, ...] | list[int], limit: int = MAX_NAMED) -> str:
         """Up to `limit` refs joined, then "and N more" for the rest."""
@@ -220,7 +216,7 @@ class Reading:
 
     def obliges(self, i: int) -> str | None:
         """What the requirement obliges, from its pack entry, or None when no pack knows it."""
-        info = self.framework.info(self.f.requirements[i].id) if self.framework else None
+        info = infos_of(self.f)[i]
         return self.fill(info["obliges"]) if info and info.get("obliges") else None
 
     def item_clause(self, i: int, with_obligation: bool = True) -> str:
@@ -242,6 +238,24 @@ class Reading:
         if fact not in self.sources:
             self.sources.append(fact)
         return self.fill(fact["text"])
+
+
+def infos_of(facts: AssessmentFacts) -> tuple[dict | None, ...]:
+    """What the framework pack knows of each requirement, looked up once per run."""
+    pack = facts.framework_pack
+    return facts.memo("infos", lambda: tuple(pack.info(r.id) if pack else None for r in facts.requirements))
+
+
+def refs_of(facts: AssessmentFacts) -> tuple[str, ...]:
+    """Each requirement as prose names it, once per run: title, then id and any designation the pack gives."""
+    def build():
+        out = []
+        for r, info in zip(facts.requirements, infos_of(facts), strict=True):
+            tail = f", {info['designation']}" if info and info.get("designation") else ""
+            title, rid = r.title.strip(), r.id.strip()
+            out.append(f"{title} ({rid}{tail})" if title else f"{rid}{tail}")
+        return tuple(out)
+    return facts.memo("refs", build)
 
 
 def topic_owner(topic: str, reader: str) -> str:
