@@ -57,6 +57,8 @@ def findings(r: Reading) -> Output:
         if not paras:
             paras.append("Nothing open falls in your area.")
         return paras + _met_findings(r), []
+    # The reader's own topics are argued, in the plan's order, each with the reader's stake in it; the rest of
+    # the assessment is listed, each requirement with its status, so nothing open is out of view.
     own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
     rest = [g for g in r.groups if g not in own]
     paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
@@ -223,7 +225,7 @@ def exposure(r: Reading) -> Output:
     facts = [f for f in r.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
-        return [f"What a serious incident would mean for you: {r.fill(r.p.stake)}.", *cost], []
+        return [f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
     return [*(r.cite(f) for f in facts), *cost], []
 
 
@@ -451,9 +453,6 @@ def _key_points(r: Reading) -> list[str]:
     where = "across the assessment" if r.whole else "in your area"
     mix = ", ".join(filter(None, [_open_mix(r, r.mine_open), "no documented security policy" if policy else ""]))
     points.append(f"{r.item(n)} open {where}: {mix}" if n else f"Open {where}: {mix}")
-    if r.whole and r.groups and r.groups[0].topic.id in r.p.topics:
-        g = r.groups[0]
-        points.append(f"Most pressing for you: {g.topic.label} ({_open_mix(r, g.indices) or 'no policy'})")
     first = r.first_item
     if r.policy_first:
         pass    # the policy point above says what comes first

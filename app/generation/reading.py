@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..content import TOPICS, Persona, Plan, Topic, load
+from ..content import Persona, Plan, Topic, load
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
 from .wording import join, plural
@@ -108,17 +108,12 @@ class Reading:
         policy_grouped = self.policy_gap and not self.policy_first and (self.whole or "governance" in mine)
         if policy_grouped:
             by_topic.setdefault("governance", [])
-        not_met = {t: sum(reqs[i].status == "not_met" for i in ix) for t, ix in by_topic.items()}
-        if self.whole:
-            # By exposure: areas with an absent control first, then those only partly in place; within
-            # each, the reader's own topics in their order, then the rest by how much is absent.
-            def rank(t: str) -> tuple:
-                absent = not_met[t] + (policy_grouped and t == "governance")
-                return (not absent, t not in mine, mine.index(t) if t in mine else 0, -absent,
-                        -len(by_topic[t]), TOPICS.index(t))
-            order = sorted(by_topic, key=rank)
-        else:
-            order = [t for t in mine if t in by_topic]
+        # One order everywhere: the shared work plan's (the topics with most absent controls first), so the
+        # findings, the summary, "first to close", the call to action and the schedule agree.
+        plan_order = [s.topic.id for s in work_plan(facts).steps if s.indices]
+        order = [t for t in plan_order if t in by_topic] + [t for t in by_topic if t not in plan_order]
+        if not self.whole:
+            order = [t for t in order if t in mine]
         self.groups = tuple(
             Group(self.content.topics[t], tuple(i for i in by_topic[t] if reqs[i].status == "not_met"),
                   tuple(i for i in by_topic[t] if reqs[i].status == "partially_met"),

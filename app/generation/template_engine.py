@@ -27,7 +27,9 @@ BASIS_HEADING = "Appendix: sources and planning assumptions"
 # The heading of a block that follows a list within one planned section.
 CONTINUATION = {"effort": "Effort", "sequence": "Schedule", "evidence": "Evidence", "measures": "What done looks like",
                 "questions": "Questions to ask", "alternatives": "Options", "payoff": "Measures",
-                "strengths": "Already in place"}
+                "strengths": "Already in place", "scenario": "What could happen", "exposure": "What it could cost",
+                "others": "Held by other owners", "findings": "Findings", "coverage": "Evidence by area",
+                "residual": "Residual risk", "position": "Context", "assumption": "What may be assumed"}
 DECISIONS_HEADING = {"decision_maker": "Decisions", "operator": "Sign-offs", "outside_reader": "For your judgement"}
 
 
@@ -122,6 +124,8 @@ class TemplateEngine:
                 if current["bullets"]:   # a list closes its section: what follows gets a heading of its own
                     sections.append(current)
                     current = {"heading": continuation_heading(name, r), "paragraphs": [], "bullets": []}
+                if not current["paragraphs"] and paras and _same(paras[0], current["heading"]):
+                    paras = paras[1:]   # "Already in place" over "Already in place:" says it twice
                 current["paragraphs"] += paras
                 current["bullets"] = items
             if current["paragraphs"] or current["bullets"]:
@@ -141,6 +145,10 @@ class TemplateEngine:
         return report
 
 
+def _same(lead: str, heading: str) -> bool:
+    return lead.rstrip(":").strip().lower() == heading.strip().lower()
+
+
 def summary(r: Reading) -> str:
     if not r.f.total:
         return r.fill("The assessment of {org} lists no requirements, so there is nothing to report on for this "
@@ -149,14 +157,13 @@ def summary(r: Reading) -> str:
         return r.fill(r.p.summary_clean)
     if not r.groups and not r.policy_first:
         return r.fill(r.p.summary_elsewhere)
-    # Whole-assessment readers: the lead item of each of their first three areas; area readers: their items.
-    # Every open item is named in the sections and the appendix.
-    if r.whole:
-        own = [g for g in r.groups if g.topic.id in r.p.topics][:3] or r.groups[:1]
-        names = [POLICY] * _owns_policy(r) + [r.ref(g.indices[0]) for g in own if g.indices]
+    # The reader's first three items in the order the sections take them (the shared plan's), the first
+    # being the one the key points and the call to action start with; all are named in the sections.
+    if r.whole:   # the lead item of each of the reader's first areas
+        names = [POLICY] * _owns_policy(r) + [r.ref(g.indices[0]) for g in r.groups if g.indices]
     else:
         names = [POLICY] * _owns_policy(r) + [r.ref(i) for i in r.mine_open]
-    items = names[:3] + ([f"{len(names) - 3} more"] if len(names) > 3 else [])
+    items = names[:3]
     listed = ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
     return f"{r.fill(r.p.summary)} {r.fill(r.plan.lead, items=listed)}"
 
