@@ -91,6 +91,12 @@ class ApiKey(db.Model):
     white_label: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # no mention of us
     # False for a test key: its assessments are never billed and live apart from live data (Stripe's test mode).
     livemode: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    # What the reports price effort at (app/keys/service.py checks them; generation's `load_facts` reads
+    # them): whole units of `currency` per person-day, or None for the documented default range.
+    day_rate: Mapped[int | None] = mapped_column(Integer)
+    currency: Mapped[str | None] = mapped_column(String(3))               # ISO 4217, upper-case; None: USD
+    # Whether the client-facing pages and PDFs name the sales methodology; off, the client never sees it.
+    show_methodology: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     partner: Mapped[Partner] = relationship(back_populates="keys")
 

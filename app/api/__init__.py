@@ -10,4 +10,4 @@ bp.before_request(require_api_key)
 bp.before_request(idempotency.begin)   # after authentication: keys are scoped to the partner
 bp.after_request(idempotency.finish)
 
-from . import assessments, catalog, generation, webhooks  # noqa: E402,F401  (views register themselves on bp)
+from . import assessments, catalog, generation, keys, webhooks  # noqa: E402,F401  (views register themselves on bp)

@@ -47,6 +47,18 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+class StrictInteger(fields.Integer):
+    """Only a JSON integer: no 2.5e-42 turned into 0, no 1.0, no "12", and no true (a bool is an int in Python)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValidationError("Not a valid integer.")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class UtcDateTime(fields.DateTime):
     """ISO 8601 in UTC with a `Z`."""
 

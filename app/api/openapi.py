@@ -216,6 +216,20 @@ USAGE = {
     "keys": [{"keyId": 7, "key": "crs_…3b2b", "assessments": 1, "reports": 25, "amount": 250},
              {"keyId": 9, "key": "crs_…e41c", "assessments": 1, "reports": 24, "amount": 240}],
 }
+KEY_SETTINGS = {
+    "id": 7, "key": "crs_…3b2b", "name": "Production", "livemode": True, "tier": "standard", "rateLimit": 100,
+    "frameworks": [], "dayRate": None, "currency": None, "showMethodology": False,
+    "createdAt": "2026-02-18T10:31:12.040017Z",
+}
+KEY_PRICED = {**KEY_SETTINGS, "dayRate": 1200, "currency": "EUR"}
+KEY_SHOWING_METHODOLOGY = {**KEY_PRICED, "showMethodology": True}
+KEY_CLEARED = {**KEY_SHOWING_METHODOLOGY, "dayRate": None}
+KEY_UPDATE_INVALID = {
+    "error": "Some fields are invalid; see details.", "code": "validation_error",
+    "details": {"dayRate": ["Must be a whole number from 1 to 1,000,000, or null."],
+                "currency": ["Must be one of: USD, EUR, GBP, CAD, AUD, NZD, CHF, SEK, NOK, DKK, JPY, SGD, INR, ZAR"
+                             " (upper-case), or null."]},
+}
 DELIVERY = {
     "id": DELIVERY_ID, "event": "assessment.reports.completed", "assessmentId": ASSESSMENT_ID, "status": "succeeded",
     "attempts": [{"at": "2026-03-02T09:15:41.301266Z", "statusCode": 503, "error": "HTTP 503", "durationMs": 412},
@@ -557,6 +571,39 @@ def _operations() -> list[tuple[str, str, dict]]:
             "responses": {**_ok("Usage in USD.", "Usage", examples=_examples(live=("Two keys, two assessments",
                                                                                     USAGE))),
                           **AUTH_ERRORS}}),
+        ("/api/v1/key", "get", {
+            "tags": ["Key"], "summary": "The calling key's own settings", "operationId": "getKey",
+            "description": "The settings of the key that sends the request: what its reports price effort at"
+                           " (`dayRate`, `currency`), whether its clients' pages and PDFs name the sales"
+                           " methodology (`showMethodology`), its mode, tier and limit. Never the key itself or"
+                           " its webhook secret.",
+            "responses": {**_ok("The key's settings.", "KeySettings", examples=_examples(
+                                defaults=("A new key: the default range, methodology hidden", KEY_SETTINGS),
+                                priced=("A day rate of 1,200 EUR", KEY_PRICED))),
+                          **AUTH_ERRORS}}),
+        ("/api/v1/key", "patch", {
+            "tags": ["Key"], "summary": "Change the calling key's report settings", "operationId": "updateKey",
+            "description": "Any of `dayRate`, `currency` and `showMethodology`; a field left out is unchanged, and"
+                           " `null` removes the day rate or the currency. A day rate without a currency is in USD."
+                           " The day rate applies from the next `generate` (the CFO's, CEO's, board's and owner's"
+                           " reports price effort at it; without it they use a documented default range);"
+                           " `showMethodology` applies at once to every page and PDF of the key's assessments."
+                           " Unknown fields are refused. Answers with the key's settings.",
+            "requestBody": {"required": True, "content": {JSON: {"schema": "KeyUpdate", "examples": _examples(
+                priced=("Price effort at 1,200 EUR a person-day", {"dayRate": 1200, "currency": "EUR"}),
+                methodology=("Name the methodology on the client pages", {"showMethodology": True}),
+                clear=("Back to the default range", {"dayRate": None}))}}},
+            "responses": {**_ok("Saved; the key's settings.", "KeySettings", examples=_examples(
+                                priced=("After {\"dayRate\": 1200, \"currency\": \"EUR\"}", KEY_PRICED),
+                                methodology=("After {\"showMethodology\": true}", KEY_SHOWING_METHODOLOGY),
+                                clear=("After {\"dayRate\": null}", KEY_CLEARED))),
+                          **_body_errors(),
+                          "422": {"description": "A field is invalid or unknown; details maps each field to its"
+                                                 " messages. Nothing was changed.",
+                                  "content": {JSON: {"schema": "Error", "examples": _examples(
+                                      validation_error=("A day rate of 0 and a lower-case currency",
+                                                        KEY_UPDATE_INVALID))}}},
+                          **AUTH_ERRORS}}),
         ("/api/v1/webhook-deliveries", "get", {
             "tags": ["Webhooks"], "summary": "Webhook deliveries with every attempt, newest first",
             "operationId": "listWebhookDeliveries",
@@ -603,6 +650,8 @@ TAGS = [
     {"name": "Assessments", "description": "Submit, list, read and erase assessments; rotate their tokens."},
     {"name": "Reports", "description": "Generate the 25 reports of an assessment and read one."},
     {"name": "Usage", "description": "What is billed."},
+    {"name": "Key", "description": "The calling key's own settings: the day rate and currency its reports price"
+                                   " effort at, and whether its clients' pages name the sales methodology."},
     {"name": "Webhooks", "description": "The deliveries of your webhook, and redelivery."},
     {"name": "Catalogue", "description": "The personas and methodologies."},
     {"name": "Service", "description": "Unauthenticated health check."},
@@ -615,6 +664,7 @@ SCHEMAS = {
     "ReportContent": ReportContentSchema, "Usage": s.UsageSchema, "PersonaList": s.PersonaListSchema,
     "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
     "Delivery": s.DeliverySchema, "DeliveryPage": s.DeliveryPageSchema,
+    "KeySettings": s.KeySettingsSchema, "KeyUpdate": s.KeyUpdateSchema,
 }
 
 

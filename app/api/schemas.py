@@ -8,7 +8,8 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 
 from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID
 from ..embed.urls import embed_url, view_url
-from .fields import FullMatch, StrictBoolean, Text, UtcDateTime
+from ..keys.service import CURRENCIES, MAX_DAY_RATE, MIN_DAY_RATE, TIER_LIMITS
+from .fields import FullMatch, StrictBoolean, StrictInteger, Text, UtcDateTime
 
 REQUIREMENT_STATUSES = ("met", "not_met", "partially_met")
 ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
@@ -279,6 +280,51 @@ class MethodologySchema(Schema):
 
 class MethodologyListSchema(Schema):
     items = fields.List(fields.Nested(MethodologySchema))
+
+
+DAY_RATE_DESCRIPTION = (
+    "Whole units of `currency` per person-day that the CFO's, CEO's, board's and owner's reports price effort"
+    f" at, {MIN_DAY_RATE} to {MAX_DAY_RATE:,}; null: they use a documented default range.")
+CURRENCY_DESCRIPTION = ("ISO 4217 code of the day rate, upper-case, one of " + ", ".join(CURRENCIES)
+                        + ". A day rate set without one is in USD.")
+SHOW_METHODOLOGY_DESCRIPTION = (
+    "Whether the report pages and PDFs your clients see name the sales methodology (e.g. \"SPIN Selling\");"
+    " false (the default): they never do. The API's report content always carries `methodology`.")
+
+
+class KeySettingsSchema(Schema):
+    """`GET /api/v1/key`: the calling key's own settings, never the key itself or its webhook secret."""
+
+    id = fields.Integer()
+    key = fields.String(attribute="masked", metadata={"description": "The key as crs_…last4."})
+    name = fields.String(allow_none=True)
+    livemode = fields.Boolean(metadata={"description": "false for a test key"})
+    tier = fields.String(metadata={"enum": list(TIER_LIMITS)})
+    rateLimit = fields.Integer(attribute="rate_limit", metadata={"description": "Requests per hour."})
+    frameworks = fields.List(fields.String(), metadata={
+        "description": "Frameworks the key may submit; empty: every framework."})
+    dayRate = fields.Integer(attribute="day_rate", allow_none=True, metadata={"description": DAY_RATE_DESCRIPTION})
+    currency = fields.String(allow_none=True, metadata={"description": CURRENCY_DESCRIPTION,
+                                                        "enum": [*CURRENCIES, None]})
+    showMethodology = fields.Boolean(attribute="show_methodology", metadata={
+        "description": SHOW_METHODOLOGY_DESCRIPTION})
+    createdAt = UtcDateTime(attribute="created_at")
+
+
+class KeyUpdateSchema(Schema):
+    """`PATCH /api/v1/key`: any of the three report settings; a field left out is unchanged, null clears."""
+
+    dayRate = StrictInteger(allow_none=True, validate=validate.Range(
+                                min=MIN_DAY_RATE, max=MAX_DAY_RATE,
+                                error=f"Must be a whole number from {MIN_DAY_RATE} to {MAX_DAY_RATE:,}, or null."),
+                            attribute="day_rate",
+                            metadata={"description": DAY_RATE_DESCRIPTION + " Send null to remove it."})
+    currency = fields.String(allow_none=True, validate=validate.OneOf(
+                                 CURRENCIES, error="Must be one of: {choices} (upper-case), or null."),
+                             metadata={"description": CURRENCY_DESCRIPTION + " Send null to remove it.",
+                                       "enum": [*CURRENCIES, None]})
+    showMethodology = StrictBoolean(attribute="show_methodology",
+                                    metadata={"description": SHOW_METHODOLOGY_DESCRIPTION})
 
 
 class ErrorSchema(Schema):

@@ -1,8 +1,9 @@
 """PDFs of the embed pages, printed on the server by WeasyPrint from the same templates and print styles.
 
 A PDF is printed the first time it is asked for after a run and kept in the database (`EmbedPdf`) under
-a fingerprint of what it was printed from: the run, the brand, the display name and the release's code,
-templates and stylesheets (`service.page_version`, which names the stored pages too).
+a fingerprint of what it was printed from: the run, the brand, whether the key shows the methodology, the
+display name and the release's code, templates and stylesheets (`service.page_version`, which names the
+stored pages too).
 Any change gives a new fingerprint and so a new print; every process shares the stored copy. The print
 itself runs in a worker process (`printing`) and loads nothing: the stylesheets are read from disk and
 the only URLs it follows are `data:` ones.
@@ -51,7 +52,8 @@ def _logo_data_uri(brand: service.Brand) -> str | None:
 def _fingerprint(assessment: Assessment, reports: list[Report], scope: str) -> str:
     brand = service.brand_for(assessment.api_key)
     parts = [scope, service.page_version(), assessment.display_name or "", assessment.framework, assessment.industry,
-             repr(brand), *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports)]
+             repr(brand), f"methodology:{service.shows_methodology(assessment)}",
+             *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

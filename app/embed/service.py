@@ -52,6 +52,7 @@ class Header:
     generated_iso: str | None
     status: str
     test_mode: bool = False               # made with a test key: every page and PDF says "Test data"
+    show_methodology: bool = False        # the key lets its clients see the methodology's name
 
 
 def _valid_token(token: str) -> bool:
@@ -153,9 +154,16 @@ def _shares(met: int, partially_met: int, not_met: int) -> tuple[float, float, f
     return tuple(round(100 * n / total, 2) for n in (met, partially_met, not_met))
 
 
+def shows_methodology(assessment: Assessment) -> bool:
+    """Whether the client-facing pages and PDFs may name the sales methodology: only when the key that owns
+    the assessment says so. The partner's API keeps `methodology` and `methodologyLabel` either way."""
+    return bool(assessment.api_key is not None and assessment.api_key.show_methodology)
+
+
 def header_for(assessment: Assessment) -> Header:
-    """What the header of an assessment's pages shows."""
-    methodology = METHODOLOGY_BY_ID.get(assessment.methodology or "")
+    """What the header of an assessment's pages shows; no methodology unless the key shows it."""
+    show_methodology = shows_methodology(assessment)
+    methodology = METHODOLOGY_BY_ID.get(assessment.methodology or "") if show_methodology else None
     generated_on, generated_iso = format_date(assessment.generated_at)
     return Header(
         framework=assessment.framework, industry=assessment.industry, display_name=assessment.display_name,
@@ -166,7 +174,7 @@ def header_for(assessment: Assessment) -> Header:
         shares=_shares(assessment.count_met, assessment.count_partially_met, assessment.count_not_met),
         methodology_label=methodology.label if methodology else None,
         generated_on=generated_on, generated_iso=generated_iso, status=assessment.status,
-        test_mode=not assessment.livemode)
+        test_mode=not assessment.livemode, show_methodology=show_methodology)
 
 
 @dataclass(frozen=True)
@@ -253,13 +261,14 @@ def asset_version(static_folder: str, filename: str) -> str | None:
 ASSESSMENT_PAGE, FRAGMENT, REPORT_PAGE = "assessment", "fragment", "report"
 _A, _K, _R, _P = (Assessment.__table__, ApiKey.__table__, Report.__table__, EmbedPage.__table__)
 # What a page's bytes depend on besides the token, the persona and the release: the assessment's columns
-# (`updated_at` moves with any change to them), the brand, and for a report page its report. Read in
-# the same query as the stored page, after the columns the request itself needs.
+# (`updated_at` moves with any change to them), the brand, whether the key shows the methodology, and for
+# a report page its report. Read in the same query as the stored page, after the columns the request itself
+# needs.
 _STORED = (_K.c.embed_origins, _P.c.fingerprint, _P.c.html, _P.c.report_id, _P.c.style_hashes)
 _RENDERED_FROM = (_A.c.id, _A.c.status, _A.c.updated_at, _A.c.generated_at, _A.c.framework, _A.c.industry,
                   _A.c.display_name, _A.c.methodology, _A.c.compliance_score, _A.c.count_met,
                   _A.c.count_partially_met, _A.c.count_not_met, _A.c.livemode, _K.c.brand_name, _K.c.brand_color,
-                  _K.c.brand_logo_digest, _K.c.brand_logo_type, _K.c.white_label)
+                  _K.c.brand_logo_digest, _K.c.brand_logo_type, _K.c.white_label, _K.c.show_methodology)
 
 
 def _page_query(source, kind: str, persona, where, *report_columns) -> select:
@@ -383,8 +392,9 @@ class Chip(_Status):
 
 @dataclass(frozen=True)
 class Paragraph:
-    text: str
-    chips: tuple[Chip, ...]
+    text: str                 # as written (its length decides folding)
+    chips: tuple[Chip, ...]   # open requirements it names other than as a "Title (ID)" ref: a row above it
+    html: Markup = Markup()   # the text, escaped, with a status chip after each open "Title (ID)" ref
 
 
 @dataclass(frozen=True)
@@ -400,7 +410,7 @@ class Row(_Status):
 class Section:
     heading: str
     paragraphs: tuple[Paragraph, ...]
-    bullets: tuple[str, ...]
+    bullets: tuple[Markup, ...]       # escaped, with chips after open refs, as Paragraph.html
     fold: bool                        # long: folded on narrow screens
     rows: tuple[Row, ...] | None      # the requirements appendix, as a table
     anchor: str
@@ -460,6 +470,40 @@ def _ref_pattern(ids: tuple[str, ...]) -> re.Pattern | None:
     return re.compile(rf"(?<![\w.])(?:{alternatives})(?![\w(]|\.\w)")
 
 
+@lru_cache(maxsize=64)
+def _inline_ref_pattern(ids: tuple[str, ...]) -> re.Pattern | None:
+    """Finds a requirement named as report text names them, "Title (ID)" or "Title (ID, designation)":
+    "Change management (CC8.1)", "Risk analysis (164.308(a)(1)(ii)(A), required)". The id is one of `ids`
+    taken literally (ids may hold parentheses), longest first, and must fill the parenthesis up to its
+    closing one or a comma, so "(CC6.10)" is not CC6.1 and "(164.312(a)(1))" is not 164.312(a)."""
+    if not ids:
+        return None
+    alternatives = "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+    return re.compile(rf"\((?P<id>{alternatives})(?:,[^()]*)?\)")
+
+
+def _chip_html(status: str) -> str:
+    """The status chip of the appendix table (see `requirement_rows`)."""
+    return f'<span class="chip chip--{STATUS_CLASS[status]}">{STATUS_LABEL[status]}</span>'
+
+
+def with_ref_chips(text: str, pattern: re.Pattern | None, status: dict[str, str]) -> tuple[Markup, frozenset[str]]:
+    """The text escaped, with the status chip right after each ref to an open requirement, and the ids so
+    marked. Only our chip markup is unescaped: every character of the report's text goes through `escape`."""
+    if pattern is None:
+        return escape(text), frozenset()
+    pieces: list[str] = []
+    marked: set[str] = set()
+    end = 0
+    for found in pattern.finditer(text):
+        ref = found.group("id")
+        pieces += [str(escape(text[end:found.end()])), " ", _chip_html(status[ref])]
+        marked.add(ref)
+        end = found.end()
+    pieces.append(str(escape(text[end:])))
+    return Markup("".join(pieces)), frozenset(marked)  # noqa: S704 - text escaped above; the chips are ours
+
+
 def _rows(content: dict) -> tuple[Row, ...]:
     for section in content.get("sections") or []:
         if "requirements" in section:
@@ -491,22 +535,27 @@ def _anchor(persona: str, n: int) -> str:
 
 
 def report_view(content: dict) -> ReportView:
-    """The report content shaped for the pages: short paragraphs, a status chip for every open requirement
-    a paragraph names, long sections marked to fold, and the requirements appendix as table rows."""
+    """The report content shaped for the pages: short paragraphs; a status chip for every open requirement a
+    paragraph or bullet names, right after its "Title (ID)" ref (or, named otherwise in a paragraph, in a
+    row of chips above it); long sections marked to fold; and the requirements appendix as table rows.
+    Met requirements get no chip in the text: the chips point at what is open."""
     rows = _rows(content)
     status = {row.id: row.status for row in rows if row.status != "met"}
-    pattern = _ref_pattern(tuple(status))
+    ids = tuple(status)
+    pattern, inline = _ref_pattern(ids), _inline_ref_pattern(ids)
     sections = []
     for n, section in enumerate(content.get("sections") or []):
         paragraphs = []
         for text in section.get("paragraphs") or []:
             for piece in split_paragraph(text):
-                found = dict.fromkeys(pattern.findall(piece)) if pattern else {}
-                paragraphs.append(Paragraph(piece, tuple(Chip(ref, status[ref]) for ref in found)))
+                html, marked = with_ref_chips(piece, inline, status)
+                found = [ref for ref in dict.fromkeys(pattern.findall(piece)) if ref not in marked] if pattern else []
+                paragraphs.append(Paragraph(piece, tuple(Chip(ref, status[ref]) for ref in found), html))
         bullets = tuple(section.get("bullets") or ())
         table = tuple(rows) if "requirements" in section and rows else None
         size = sum(len(p.text) for p in paragraphs) + sum(len(b) for b in bullets)
-        sections.append(Section(section.get("heading") or "", tuple(paragraphs), () if table else bullets,
+        shown = () if table else tuple(with_ref_chips(b, inline, status)[0] for b in bullets)
+        sections.append(Section(section.get("heading") or "", tuple(paragraphs), shown,
                                 fold=bool(table) or size > FOLD_CHARS, rows=table,
                                 anchor=_anchor(content.get("persona", "r"), n)))
     return ReportView(content, tuple(content.get("keyPoints") or ()), tuple(sections), rows)

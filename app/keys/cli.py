@@ -12,14 +12,19 @@ from ..extensions import db
 from ..models import ApiKey
 from .brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from .service import (
+    CURRENCIES,
     TIER_LIMITS,
     KeyInputError,
     brand_settings,
     issue_api_key,
     key_settings,
+    normalize_currency,
+    normalize_day_rate,
+    report_settings,
     revoke_api_key,
     rotate_webhook_secret,
     set_brand,
+    set_report_settings,
     update_api_key,
 )
 
@@ -39,7 +44,8 @@ def _created_json(issued) -> dict:
     return {"id": key.id, "partner": key.partner.name, "apiKey": issued.api_key,
             "webhookSecret": issued.webhook_secret, "tier": key.tier, "rateLimit": key.rate_limit,
             "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
-            "embedOrigins": list(key.embed_origins), "brand": brand_settings(key), "livemode": bool(key.livemode)}
+            "embedOrigins": list(key.embed_origins), "brand": brand_settings(key), "livemode": bool(key.livemode),
+            **report_settings(key)}
 
 
 # Brand options are checked as they are parsed, so a bad one stops the command before it touches
@@ -92,6 +98,47 @@ def brand_options(command):
     return command
 
 
+# The report settings are checked as they are parsed too: "Invalid value for '--day-rate': Day rate must be ...".
+def _checked_setting(check):
+    def callback(_ctx, _param, value):
+        if value is None:
+            return None
+        try:
+            checked = check(value)
+        except KeyInputError as error:
+            message = str(error)
+            raise click.BadParameter(message[:1].upper() + message[1:]) from None
+        return "" if checked is None else checked   # "" (not None): an empty value still clears the old one
+
+    return callback
+
+
+def report_options(command):
+    """--day-rate, --currency and --show-methodology/--hide-methodology."""
+    options = (
+        click.option("--day-rate", metavar="N", callback=_checked_setting(normalize_day_rate),
+                     help="Whole units of the currency per person-day (1 to 1,000,000) that the CFO's, CEO's,"
+                          " board's and owner's reports price effort at ('' removes it: a documented default"
+                          " range)."),
+        click.option("--currency", metavar="CODE", callback=_checked_setting(normalize_currency),
+                     help=f"Currency of the day rate: {', '.join(CURRENCIES)} (default USD; '' removes it)."),
+        click.option("--show-methodology/--hide-methodology", default=None,
+                     help="Show the sales methodology's name on the report pages and PDFs (hidden by default)."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _report_changes(day_rate, currency, show_methodology) -> dict:
+    changes = {"show_methodology": show_methodology}
+    if day_rate is not None:
+        changes["day_rate"] = day_rate or None
+    if currency is not None:
+        changes["currency"] = currency or None
+    return changes
+
+
 def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> dict:
     if logo is not None and clear_logo:
         raise click.UsageError("--logo and --clear-logo cannot be used together.")
@@ -114,18 +161,21 @@ def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> di
 @click.option("--webhook-url", default=None)
 @click.option("--embed-origin", "embed_origins", multiple=True, help="Origin allowed to frame embed pages.")
 @brand_options
+@report_options
 @click.option("--test", "test_mode", is_flag=True,
               help="A test key: its assessments are real but never billed, and only test keys see them.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, brand_name, brand_color,
-               logo, clear_logo, white_label, test_mode, as_json):
+               logo, clear_logo, white_label, day_rate, currency, show_methodology, test_mode, as_json):
     """Create a key; the key and its webhook secret are shown only now."""
     brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
+    report = _report_changes(day_rate, currency, show_methodology)
     try:
         issued = issue_api_key(partner, tier=tier, rate_limit=rate_limit, frameworks=list(frameworks),
                                webhook_url=webhook_url, embed_origins=list(embed_origins), name=name,
                                livemode=not test_mode)
         set_brand(issued.key, **brand)
+        set_report_settings(issued.key, **report)
     except (KeyInputError, BrandError) as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
@@ -156,9 +206,11 @@ def list_keys(partner, as_json):
     for r in rows:
         state = f"revoked {r['revokedAt']}" if r["revokedAt"] else "active"
         frameworks = ", ".join(r["frameworks"]) or "all frameworks"
+        rate = f"{r['dayRate']} {r['currency']}/day" if r["dayRate"] is not None else "default"
         click.echo(f"{r['id']:>4}  {r['key']}  {'live' if r['livemode'] else 'test'}  {r['partner']}  "
                    f"{r['tier']} {r['rateLimit']}/h  "
-                   f"{frameworks}  webhook={r['webhookUrl'] or '-'}  {state}")
+                   f"{frameworks}  webhook={r['webhookUrl'] or '-'}  day-rate={rate}  "
+                   f"methodology={'shown' if r['showMethodology'] else 'hidden'}  {state}")
 
 
 @keys_cli.command("update")
@@ -172,11 +224,14 @@ def list_keys(partner, as_json):
 @click.option("--embed-origin", "embed_origins", multiple=True, help="Replace the embed origins.")
 @click.option("--any-embed-origin", is_flag=True, help="Remove the embed origin restriction.")
 @brand_options
+@report_options
 @click.option("--json", "as_json", is_flag=True)
 def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webhook_url, embed_origins,
-               any_embed_origin, brand_name, brand_color, logo, clear_logo, white_label, as_json):
+               any_embed_origin, brand_name, brand_color, logo, clear_logo, white_label, day_rate, currency,
+               show_methodology, as_json):
     """Change a key's settings."""
     brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
+    report = _report_changes(day_rate, currency, show_methodology)
     key = _load_key(key_id)
     changes = {}
     if rate_limit is not None:
@@ -188,6 +243,7 @@ def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webho
                        frameworks=[] if all_frameworks else (list(frameworks) or None),
                        embed_origins=[] if any_embed_origin else (list(embed_origins) or None), **changes)
         set_brand(key, **brand)
+        set_report_settings(key, **report)
     except (KeyInputError, BrandError) as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None

@@ -19,6 +19,10 @@ SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
 KEY_PATTERN = re.compile(r"^crs_[0-9a-f]{64}$")
 TIER_LIMITS = {"trial": 10, "starter": 50, "standard": 100, "professional": 500, "enterprise": 1000}
 DEFAULT_TIER = "standard"
+# What a key's reports price effort at: whole units of the currency per person-day.
+MIN_DAY_RATE, MAX_DAY_RATE = 1, 1_000_000
+DEFAULT_CURRENCY = "USD"   # of a day rate set without a currency
+CURRENCIES = ("USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "JPY", "SGD", "INR", "ZAR")
 
 
 class KeyInputError(ValueError):
@@ -152,6 +156,60 @@ def set_brand(key: ApiKey, *, name: str | None | object = _UNSET, color: str | N
     return key
 
 
+def normalize_day_rate(value) -> int | None:
+    """A day rate as stored: a whole number from 1 to 1,000,000, or None (None, "" or blanks clear it).
+
+    Takes an int or the text an operator or partner typed ("1200", " 950 "); never a bool or a float.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        value = int(text) if text.isascii() and text.isdigit() and len(text) <= 7 else None
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_DAY_RATE <= value <= MAX_DAY_RATE:
+        raise KeyInputError(f"day rate must be a whole number from {MIN_DAY_RATE} to {MAX_DAY_RATE:,}"
+                            " (units of the currency per person-day), or empty to use the default range")
+    return value
+
+
+def normalize_currency(value: str | None) -> str | None:
+    """An ISO 4217 code from CURRENCIES, upper-cased ("eur" -> "EUR"), or None (None or "" clear it)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    code = value.strip().upper() if isinstance(value, str) else None
+    if code not in CURRENCIES:
+        raise KeyInputError(f"currency must be one of {', '.join(CURRENCIES)}")
+    return code
+
+
+def set_report_settings(key: ApiKey, *, day_rate: int | str | None | object = _UNSET,
+                        currency: str | None | object = _UNSET, show_methodology: bool | None = None) -> ApiKey:
+    """Change what a key's reports price effort at and whether its clients' pages name the methodology.
+
+    An argument left out is unchanged; `None` or "" clears the day rate or the currency. Everything is
+    checked before anything is set, so a `KeyInputError` leaves the key as it was. A day rate without a
+    currency (given or already stored) is in USD, and stored so.
+    """
+    changes: dict = {}
+    if day_rate is not _UNSET:
+        changes["day_rate"] = normalize_day_rate(day_rate)
+    if currency is not _UNSET:
+        changes["currency"] = normalize_currency(currency)
+    if show_methodology is not None:
+        changes["show_methodology"] = bool(show_methodology)
+    rate = changes.get("day_rate", key.day_rate)
+    if rate is not None and changes.get("currency", key.currency) is None:
+        changes["currency"] = DEFAULT_CURRENCY
+    for attribute, value in changes.items():
+        setattr(key, attribute, value)
+    return key
+
+
+def report_settings(key: ApiKey) -> dict:
+    """The three report settings as the CLI, the portal and `GET /api/v1/key` show them."""
+    return {"dayRate": key.day_rate, "currency": key.currency, "showMethodology": bool(key.show_methodology)}
+
+
 def brand_settings(key: ApiKey) -> dict:
     """The brand as the CLI shows it; `logo` says whether there is one (the bytes are never loaded here)."""
     return {"name": key.brand_name, "color": key.brand_color, "logo": key.brand_logo_digest is not None,
@@ -185,4 +243,5 @@ def key_settings(key: ApiKey) -> dict:
         "embedOrigins": list(key.embed_origins or []),
         "createdAt": iso_utc(key.created_at), "lastUsedAt": iso_utc(key.last_used_at),
         "revokedAt": iso_utc(key.revoked_at), "brand": brand_settings(key), "livemode": bool(key.livemode),
+        **report_settings(key),
     }

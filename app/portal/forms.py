@@ -18,10 +18,11 @@ from wtforms import (
     TextAreaField,
     URLField,
 )
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from ..keys.brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
-from ..keys.service import KeyInputError, normalize_origin
+from ..keys.service import CURRENCIES, KeyInputError, normalize_currency, normalize_day_rate, normalize_origin
 from ..webhooks.urls import WebhookUrlError, validate_webhook_url
 from .partner_keys import KeyChanges
 from .submission import SUBMIT_METHODS, submission
@@ -110,6 +111,18 @@ class KeyForm(PortalForm):
     white_label = BooleanField("White-label", description="Hide every mention of Compliance Reports on the report "
                                                           "pages and PDFs: your clients see only your brand.")
 
+    # What the reports price effort at, and whether the client pages name the sales methodology.
+    day_rate = StringField("Day rate", validators=[Optional()],
+                           description="Reports for the CFO, CEO, board and owner price effort at this rate; without "
+                                       "it they use a documented default range. A whole number per person-day, "
+                                       "e.g. 1200.")
+    currency = SelectField("Currency", validate_choice=False,
+                           choices=[SelectChoice("", "USD (default)"), *(SelectChoice(code) for code in CURRENCIES)],
+                           description="The currency of the day rate.")
+    show_methodology = BooleanField("Show the methodology",
+                                    description="Show the sales methodology's name on report pages and PDFs (off: "
+                                                "your client never sees it).")
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.logo: bytes | None = None  # a new logo that passed the checks, once validated
@@ -148,6 +161,19 @@ class KeyForm(PortalForm):
         if field.data and self._upload() is not None:
             raise ValidationError("Either choose a new logo or remove the current one, not both.")
 
+    def validate_day_rate(self, field):
+        try:
+            if any(character in field.data for character in "\t\n\r\v\f"):   # spaces around are fine
+                raise KeyInputError("not a number")
+            normalize_day_rate(field.data)
+        except KeyInputError:
+            raise ValidationError("Enter a whole number from 1 to 1,000,000 (per person-day), or leave it empty "
+                                  "to use the default range.") from None
+
+    def validate_currency(self, field):
+        if (field.data or "") not in ("", *CURRENCIES):   # what the list offers, as it offers it
+            raise ValidationError(f"Choose one of {', '.join(CURRENCIES)}.")
+
     def validate_frameworks(self, field):
         if len(lines(field.data)) > MAX_LINES:
             raise ValidationError(f"List at most {MAX_LINES} frameworks.")
@@ -184,4 +210,6 @@ class KeyForm(PortalForm):
                           brand_name=normalize_name(self.brand_name.data),
                           brand_color=normalize_color(color) if color else None, logo=self.logo,
                           remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data),
-                          livemode=not self.test_mode.data)
+                          livemode=not self.test_mode.data, day_rate=normalize_day_rate(self.day_rate.data),
+                          currency=normalize_currency(self.currency.data),
+                          show_methodology=bool(self.show_methodology.data))

@@ -17,6 +17,7 @@ from ..keys.service import (
     revoke_api_key,
     rotate_webhook_secret,
     set_brand,
+    set_report_settings,
     update_api_key,
 )
 from ..models import ApiKey, Partner
@@ -43,6 +44,13 @@ class KeyChanges:
     remove_logo: bool = False
     white_label: bool = False
     livemode: bool = True      # only read when creating: a key's mode is fixed
+    day_rate: int | None = None          # None: the documented default range
+    currency: str | None = None          # None: USD
+    show_methodology: bool = False
+
+    def report_settings(self) -> dict:
+        """Keyword arguments for `set_report_settings`: the whole of them, as the form shows them."""
+        return {"day_rate": self.day_rate, "currency": self.currency, "show_methodology": self.show_methodology}
 
     def brand(self) -> dict:
         """Keyword arguments for `set_brand`."""
@@ -111,6 +119,7 @@ def create_key(partner: Partner, changes: KeyChanges) -> IssuedKey:
                                webhook_url=changes.webhook_url, embed_origins=changes.embed_origins,
                                name=changes.name, livemode=changes.livemode)
         set_brand(issued.key, **changes.brand())
+        set_report_settings(issued.key, **changes.report_settings())
     except (KeyInputError, BrandError):
         db.session.rollback()
         raise
@@ -129,6 +138,7 @@ def update_key(partner: Partner, key: ApiKey, changes: KeyChanges) -> ApiKey:
         update_api_key(key, tier=new_tier, name=changes.name, frameworks=changes.frameworks,
                        webhook_url=changes.webhook_url, embed_origins=changes.embed_origins)
         set_brand(key, **changes.brand())
+        set_report_settings(key, **changes.report_settings())
     except (KeyInputError, BrandError):
         db.session.rollback()
         raise

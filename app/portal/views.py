@@ -121,7 +121,9 @@ def edit_key(key_id: str):
         return redirect(url_for("portal.keys"))
     form = _key_form(partner, key.tier, name=key.name or "", tier=key.tier, frameworks="\n".join(key.frameworks),
                      webhook_url=key.webhook_url or "", embed_origins="\n".join(key.embed_origins),
-                     brand_name=key.brand_name or "", brand_color=key.brand_color or "", white_label=key.white_label)
+                     brand_name=key.brand_name or "", brand_color=key.brand_color or "", white_label=key.white_label,
+                     day_rate="" if key.day_rate is None else str(key.day_rate), currency=key.currency or "",
+                     show_methodology=key.show_methodology)
     if form.validate_on_submit():
         try:
             partner_keys.update_key(partner, key, form.changes())

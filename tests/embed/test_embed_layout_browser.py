@@ -216,41 +216,59 @@ def test_without_javascript_long_sections_fold_on_phones_and_open_on_wide_screen
         assert page.locator("table.reqs tbody tr").first.is_visible()
 
 
-# --------------------------------------------------------------------------- 3. status chips above paragraphs
+# --------------------------------------------------------------------------- 3. status chips in and above paragraphs
 
 PARAGRAPHS = """() => Array.from(document.querySelectorAll('.report .section > p:not(.chips)')).map(p => {
   const before = p.previousElementSibling;
   const row = before && before.matches('p.chips') ? before : null;
+  const chip = c => ({text: c.textContent, cls: c.className, visible: c.checkVisibility()});
   return {text: p.textContent,
-          chips: row ? Array.from(row.querySelectorAll('.chip')).map(c => ({text: c.textContent, cls: c.className,
-                                                                           visible: c.checkVisibility()})) : []};
+          chips: row ? Array.from(row.querySelectorAll('.chip')).map(chip) : [],
+          inline: Array.from(p.querySelectorAll(':scope > .chip')).map(c => {
+            let text = '';
+            for (let node = c.previousSibling; node && !(node.nodeType === 1 && node.matches('.chip'));
+                 node = node.previousSibling) text = node.textContent + text;
+            return {...chip(c), before: text};
+          })};
 })"""
+INLINE_REF = re.compile(r"\(([^(),]+)(?:,[^()]*)?\)\s*$")
+
+
+def check_chip(persona: str, ident: str, label: str, chip: dict) -> None:
+    assert ident in STATUS, f"{persona}: chip for an unknown requirement {ident}"
+    assert STATUS[ident] != "met", f"{persona}: a chip for met requirement {ident}"
+    assert label == CHIP_LABEL[STATUS[ident]], f"{persona}: {ident} is {STATUS[ident]}, the chip says {label}"
+    assert CHIP_CLASS[STATUS[ident]] in chip["cls"].split(), f"{persona}: {ident} chip class {chip['cls']}"
+    assert chip["visible"], f"{persona}: chip {chip['text']} is not visible at {WIDE} px"
 
 
 def check_chips(page, persona: str) -> set[str]:
-    """Every paragraph that names an open requirement has a row of chips right above it, one per open
-    requirement it names, each saying the status that was submitted; no chip elsewhere, none for a met one."""
+    """Every open requirement a paragraph names has one chip saying the status that was submitted: right
+    after its "Title (ID)" ref in the text, or, named otherwise, in a row of chips right above the paragraph.
+    No chip elsewhere, none for a met one."""
     assert page.locator(".report").get_attribute("data-persona") == persona
     paragraphs = page.evaluate(PARAGRAPHS)
     shown: set[str] = set()
     for paragraph in paragraphs:
         expected = {i for i in STATUS if names(paragraph["text"], i) and STATUS[i] != "met"}
-        chips = paragraph["chips"]
-        found = set()
-        for chip in chips:
+        above, inline = set(), set()
+        for chip in paragraph["chips"]:
             match = re.fullmatch(r"(\S+) · (Not met|Partly met)", chip["text"].strip())
             assert match, f"{persona}: chip {chip['text']!r} is not '<id> · Not met|Partly met'"
-            ident, label = match.groups()
-            assert ident in STATUS, f"{persona}: chip for an unknown requirement {ident}"
-            assert STATUS[ident] != "met", f"{persona}: a chip for met requirement {ident}"
-            assert label == CHIP_LABEL[STATUS[ident]], f"{persona}: {ident} is {STATUS[ident]}, the chip says {label}"
-            assert CHIP_CLASS[STATUS[ident]] in chip["cls"].split(), f"{persona}: {ident} chip class {chip['cls']}"
-            assert chip["visible"], f"{persona}: chip {chip['text']} is not visible at {WIDE} px"
-            found.add(ident)
+            check_chip(persona, *match.groups(), chip)
+            above.add(match.group(1))
+        for chip in paragraph["inline"]:
+            ref = INLINE_REF.search(chip["before"])
+            assert ref, f"{persona}: chip {chip['text']!r} does not follow a ref: {chip['before'][-60:]!r}"
+            check_chip(persona, ref.group(1), chip["text"].strip(), chip)
+            inline.add(ref.group(1))
+        assert not above & inline, f"{persona}: {above & inline} have a chip above and in the text"
+        found = above | inline
         assert found == expected, f"{persona}: paragraph {paragraph['text'][:80]!r} names {expected}, chips {found}"
         shown |= found
-    # No chip row stands anywhere but above a paragraph.
+    # No chip stands anywhere in the text but above a paragraph or after a ref in it.
     assert page.locator("p.chips .chip").count() == sum(len(p["chips"]) for p in paragraphs)
+    assert page.locator(".report .section p:not(.chips) .chip").count() == sum(len(p["inline"]) for p in paragraphs)
     return shown
 
 

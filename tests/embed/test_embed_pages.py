@@ -61,7 +61,8 @@ def test_viewer_shows_header_selector_and_the_first_report(client, auth, generat
     body = response.get_data(as_text=True)
     assert '<html lang="en">' in body and "<main" in body
     assert '<h1 class="visually-hidden">ISO 27001 compliance reports</h1>' in body
-    assert "ISO 27001 · Healthcare" in body and "SPIN Selling" in body
+    assert "ISO 27001 · Healthcare" in body
+    assert "SPIN Selling" not in body   # the key does not show the methodology to its clients (the default)
     assert ">62.5<" in body and 'stroke-dasharray="62.5 100"' in body
     # The summary card: the counts as status chips, then the reader's key points.
     assert '<span class="chip chip--met">2 met</span>' in body and "of 4 requirements assessed" in body

@@ -100,6 +100,10 @@ def test_pdf_pages_are_printed_not_blank(client, generated):
 
 def test_a_pdf_is_printed_once_per_run_and_again_after_the_next(app, client, auth, generated):
     record, result = generated
+    with app.app_context():   # the PDFs name the run's methodology
+        from app.extensions import db
+        db.session.execute(update(ApiKey).values(show_methodology=True))
+        db.session.commit()
     path = view_path(result, "cfo") + ".pdf"
     first = client.get(path)
     assert stored_pdfs(app) == 1
@@ -115,7 +119,7 @@ def test_a_pdf_is_printed_once_per_run_and_again_after_the_next(app, client, aut
     generate(client, auth, record["id"], methodology="challenger")
     after = client.get(path)
     assert after.status_code == 200 and after.data != first.data
-    assert "Challenger" in "\n".join(pdf_text(after.data))
+    assert "Challenger" in "\n".join(pdf_text(after.data))       # the key shows the methodology (above)
     assert stored_pdfs(app) == 1                                   # replaced, not piled up
 
 

@@ -85,6 +85,7 @@ def test_an_unchanged_page_is_read_back_in_one_query_without_rendering(app, clie
 
 def test_a_new_run_renders_every_page_again(app, client, auth, generated):
     record, result = generated
+    set_columns(app, ApiKey, show_methodology=True)   # so that the pages name the run's methodology
     for path in page_paths(*generated):
         assert "SPIN Selling" in client.get(path).get_data(as_text=True)
     generate(client, auth, record["id"], methodology="challenger")

@@ -21,7 +21,7 @@ def test_create_json_shape(runner):
     out = create(runner, "--partner", "Acme Security", "--tier", "professional", "--framework", "ISO 27001",
                  "--framework", "SOC 2", "--embed-origin", "https://portal.acme.example")
     assert list(out) == ["id", "partner", "apiKey", "webhookSecret", "tier", "rateLimit", "frameworks",
-                         "webhookUrl", "embedOrigins", "brand", "livemode"]
+                         "webhookUrl", "embedOrigins", "brand", "livemode", "dayRate", "currency", "showMethodology"]
     assert re.fullmatch(r"crs_[0-9a-f]{64}", out["apiKey"])
     assert re.fullmatch(r"whsec_[0-9a-f]{64}", out["webhookSecret"])
     assert out["partner"] == "Acme Security" and out["tier"] == "professional" and out["rateLimit"] == 500
@@ -29,6 +29,7 @@ def test_create_json_shape(runner):
     assert out["webhookUrl"] is None
     assert out["embedOrigins"] == ["https://portal.acme.example"]
     assert out["brand"] == {"name": None, "color": None, "logo": False, "whiteLabel": False}
+    assert (out["dayRate"], out["currency"], out["showMethodology"]) == (None, None, False)
 
 
 def test_tier_defaults_and_override(runner):

@@ -214,9 +214,15 @@ def test_create_key_shows_key_and_secret_once_with_no_store(signed_in, client):
     assert refused.status_code in (403, 422)
 
 
+def tier_options(page: str) -> list[str]:
+    """The tiers the key form offers (the form has other selects too)."""
+    select = re.search(r'<select[^>]*name="tier".*?</select>', page, re.DOTALL).group(0)
+    return re.findall(r'<option[^>]*value="(\w+)"', select)
+
+
 def test_create_key_refuses_tiers_above_the_cap(signed_in, runner, db):
     page = text(signed_in.get("/portal/keys/new"))
-    assert re.findall(r'<option[^>]*value="(\w+)"', page) == ["trial", "starter", "standard"]
+    assert tier_options(page) == ["trial", "starter", "standard"]
     refused = post_form(signed_in, "/portal/keys/new", {"name": "Big", "tier": "enterprise"})
     assert refused.status_code == 200 and "Not a valid choice" in text(refused)
     assert db.session.scalar(select(ApiKey.id)) is None
@@ -252,7 +258,7 @@ def test_form_errors_are_shown_on_their_fields(signed_in, db):
 def test_edit_keeps_an_operator_tier_above_the_cap_but_refuses_raising_to_one(signed_in, runner, db, make_key):
     key = make_key("Acme Security", name="Ops", tier="enterprise").key  # the operator's choice
     page = text(signed_in.get(f"/portal/keys/{key.id}/edit"))
-    assert re.findall(r'<option[^>]*value="(\w+)"', page) == ["trial", "starter", "standard", "enterprise"]
+    assert tier_options(page) == ["trial", "starter", "standard", "enterprise"]
     saved = post_form(signed_in, f"/portal/keys/{key.id}/edit", {
         "name": "Operations", "tier": "enterprise", "frameworks": "", "webhook_url": "", "embed_origins": ""})
     assert saved.status_code == 302
