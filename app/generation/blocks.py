@@ -66,7 +66,7 @@ def findings(r: Reading) -> Output:
     if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed
         paras.append("Also open, beyond the areas above:" if own else r.fill("Open at {org}, in other areas:"))
         bullets = _listed(r, [i for g in rest for i in g.indices])
-    if r.p.id in DELIVERABLE_READERS:
+    if r.p.id in DELIVERABLE_READERS and (r.p.id not in PAYER or r.framework and r.framework.key in ATTESTED):
         note = _deliverable_note(r)
         paras += [note] if note else []
     if "exposure" not in r.plan_blocks:
@@ -100,7 +100,10 @@ def _listed(r: Reading, indices: list[int]) -> list[str]:
     rest = len(indices) - MAX_LISTED
     return items + ([f"{rest} more, in the appendix"] if rest > 0 else [])
 # Who is told what open items mean for the certificate, attestation or report that customers read.
-DELIVERABLE_READERS = frozenset({"ceo_president", "board_member"})
+DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner"})
+# Frameworks whose result is a document customers and acquirers read (attestation, certificate, ROC/SAQ):
+# there finance and the owner are told too.
+ATTESTED = frozenset({"soc2", "iso27001", "pci_dss"})
 
 
 # Why a missing written security policy comes first, for each reader who hears of it first.
@@ -154,6 +157,8 @@ def _group_finding(r: Reading, group, first: bool = True) -> str:
 DELIVERABLE_LEAD = {
     "ceo_president": "What the chief executive can promise customers and partners rests on what they read",
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
+    "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
+    "small_business_owner": "What a customer, bank or insurer asking for proof will see",
 }
 
 

@@ -200,3 +200,14 @@ def test_no_report_names_the_methodology_or_our_internals():
                 assert not any(label in text for label in labels), (case, methodology.id, persona.id)
                 for internal in ("knowledge pack", "general wording", "for scale:", "for reference:", "(note:"):
                     assert internal not in text, (case, methodology.id, persona.id, internal)
+
+
+def test_decision_makers_are_told_what_open_items_mean_for_the_document_customers_read():
+    for persona in ("cfo", "ceo_president", "board_member", "small_business_owner"):
+        soc2, _ = write("soc2_saas", persona, "sandler")
+        assert "qualifies" in body(soc2) and "Type 2 report" in body(soc2), persona
+        pci, _ = write("pci_retail", persona, "challenger")
+        assert "Attestation of Compliance" in body(pci), persona
+    # where no attestation is read, the chief executive and the board still hear what the regulator sees
+    hipaa, _ = write("hipaa_clinic", "board_member", "spin")
+    assert "HHS Office for Civil Rights" in body(hipaa)
