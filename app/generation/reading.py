@@ -85,8 +85,8 @@ class Reading:
 
     One scope rule: a requirement belongs to its main topic (its first, from the framework id or the
     title). Readers who answer for the whole organization (`WHOLE_SCOPE`, and every outside reader)
-    see every open requirement, grouped by topic, their own topics first and then the rest by how
-    many items are absent; the others see the topics they own, and are told who owns the rest.
+    see every open requirement, grouped by topic in the shared plan's order (most absent controls
+    first); the others see the topics they own, in that order, and are told who owns the rest.
     """
 
     def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan):
