@@ -62,15 +62,15 @@ def findings(r: Reading) -> Output:
     own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
     rest = [g for g in r.groups if g not in own]
     paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
-    bullets = []
-    if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed
-        paras.append("Also open, beyond the areas above:" if own else r.fill("Open at {org}, in other areas:"))
-        bullets = _listed(r, [i for g in rest for i in g.indices])
     if r.p.id in DELIVERABLE_READERS and (r.p.id not in PAYER or r.framework and r.framework.key in ATTESTED):
         note = _deliverable_note(r)
         paras += [note] if note else []
     if "exposure" not in r.plan_blocks:
         paras += [c for c in [_cost_sentence(r)] if c]
+    bullets = []
+    if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed last
+        paras.append("Also open, beyond the areas above:" if own else r.fill("Open at {org}, in other areas:"))
+        bullets = _listed(r, [i for g in rest for i in g.indices])
     return paras, bullets
 
 
@@ -378,8 +378,9 @@ def coverage(r: Reading) -> Output:
             if t not in r.p.topics]
     open_rest = [(topic, ix) for topic, ix in rest if ix]
     if open_rest:
-        paras.append("Open in the other areas assessed: " +
-                     "; ".join(f"{topic.label}, {r.refs(ix, limit=3)}" for topic, ix in open_rest) + ".")
+        paras.append("Open in the other areas assessed: " + "; ".join(
+            r.refs(ix, limit=3) if r.f.requirements[ix[0]].title.lower().startswith(topic.label) else
+            f"{topic.label}, {r.refs(ix, limit=3)}" for topic, ix in open_rest) + ".")
     if r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []

@@ -159,8 +159,9 @@ def summary(r: Reading) -> str:
         return r.fill(r.p.summary_elsewhere)
     # The reader's first three items in the order the sections take them (the shared plan's), the first
     # being the one the key points and the call to action start with; all are named in the sections.
-    if r.whole:   # the lead item of each of the reader's first areas
-        names = [POLICY] * _owns_policy(r) + [r.ref(g.indices[0]) for g in r.groups if g.indices]
+    if r.whole:   # the lead item of each of the areas the report argues for this reader
+        own = [g for g in r.groups if g.topic.id in r.p.topics and g.indices] or [g for g in r.groups if g.indices]
+        names = [POLICY] * _owns_policy(r) + [r.ref(g.indices[0]) for g in own]
     else:
         names = [POLICY] * _owns_policy(r) + [r.ref(i) for i in r.mine_open]
     items = names[:3]
