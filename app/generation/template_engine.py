@@ -91,7 +91,9 @@ def basis(r: Reading) -> dict:
     plan = work_plan(r.f)
     paragraphs = []
     if plan.per_requirement and r.relation != "outside_reader":   # outside readers are shown no effort
-        paragraphs.append(f"Effort figures use {r.content.effort_basis}.")
+        paragraphs.append(f"Effort figures use {r.content.effort_basis}. Weeks: each step of the plan lasts as "
+                          f"many weeks as one person needs for its upper estimate, at five working days a week, and "
+                          f"the next step starts halfway through it.")
         if r.p.id in MONEY_READERS:
             paragraphs.append(basis_sentence(r.f))
             if not r.f.day_rate:
