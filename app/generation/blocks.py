@@ -125,7 +125,7 @@ POLICY_WHY = {
 
 def policy_finding(r: Reading) -> str:
     """The missing written security policy, first for the readers who answer for policy."""
-    rule = r.framework.policy_rule if r.framework and getattr(r.framework, "policy_rule", "") else ""
+    rule = r.framework.policy_rule if r.framework else ""
     text = f"{r.slots['Org']} has no documented security policy, and for you that comes first: " \
            f"{r.fill(POLICY_WHY[r.p.id])}"
     return f"{text}; {_lower_first(_as_one(r.fill(rule)))}." if rule else f"{text}."
@@ -170,7 +170,7 @@ def _as_one(text: str) -> str:
 
 def _deliverable_note(r: Reading) -> str | None:
     """What the open items mean for the document customers, acquirers or regulators read."""
-    note = getattr(r.framework, "open_items_mean", "") if r.framework else ""
+    note = r.framework.open_items_mean if r.framework else ""
     if not note:
         return None
     body = _as_one(r.fill(note))
@@ -247,23 +247,13 @@ def _word(n: int) -> str:
     return WORDS[n] if n < len(WORDS) else str(n)
 
 
-def _lens(r: Reading, topic) -> str:
-    """The failure scenario in the reader's lens: how it happens, what the business loses, or what
-    it triggers with regulators, clients and courts."""
-    if r.relation == "operator":
-        return topic.risk
-    if r.relation == "decision_maker" and r.p.category == "Management":
-        return topic.liability
-    return topic.impact
-
-
 def scenario(r: Reading) -> Output:
     topic = _scenario_topic(r)
     if r.all_met or not r.groups:
-        text = (f"The controls in place are what keep this hypothetical: if {r.fill(_lens(r, topic))}, "
+        text = (f"The controls in place are what keep this hypothetical: if {r.lens(topic)}, "
                 f"{r.fill(r.p.stake)}.")
     else:
-        text = f"If {r.fill(_lens(r, topic))}, {r.fill(r.p.stake)}."
+        text = f"If {r.lens(topic)}, {r.fill(r.p.stake)}."
     facts = r.facts_for() if "exposure" not in r.plan_blocks else []
     fact = next((f for f in facts if topic.id in FACT_TOPICS.get(f["kind"], ())), None)
     if fact is not None:   # a figure about this kind of failure supports the scenario; any other would not

@@ -141,7 +141,7 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
          "Scope: this reader owns the topics above; discuss their open requirements, and name the other owners "
          "exactly as listed below."),
         *(["First finding: the organization has no documented security policy. "
-           + (r.fill(r.framework.policy_rule) if r.framework and getattr(r.framework, "policy_rule", "") else "")]
+           + (r.fill(r.framework.policy_rule) if r.framework else "")]
           if r.policy_first else []),
         "Open requirements for this reader, in order of exposure (discuss these, in this order): "
         + ("; ".join(f"{r.short(i)} ({STATUS_WORDS[r.f.requirements[i].status]}, {g.topic.label})"
@@ -154,7 +154,7 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
            f"{money(r.f, work_plan(r.f).total)}. {basis_sentence(r.f)}"] if r.p.id in MONEY_READERS else []),
         *([f"What open items mean for the deliverable: {r.fill(r.framework.open_items_mean)}"]
           if r.whole and r.relation == "decision_maker" and r.framework
-          and getattr(r.framework, "open_items_mean", "") else []),
+          and r.framework.open_items_mean else []),
         "Facts you may quote, with their sources:",
         *(f"- {r.fill(f['text'])}" for f in r.facts_for()),
         "Sections, in this order: " + "; ".join(r.fill(s.heading) for s in r.plan.sections),
