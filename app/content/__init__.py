@@ -75,6 +75,9 @@ class Framework:
     facts: tuple[dict, ...]
     policy_rule: str = ""       # what the framework requires of written security policies, with its clause
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
+    designations: tuple[str, ...] = ()   # the designations requirements may carry, in the framework's order
+    tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
+    tier_note: str = ""         # what the tiers mean, with its source
 
     def normal_id(self, ref: str) -> str:
         """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
@@ -113,6 +116,8 @@ class Industry:
     match: tuple[str, ...]
     data: str
     customers: str
+    served: str        # "patients"
+    one_served: str    # "a patient"
     regulators: str
     facts: tuple[dict, ...]
 
@@ -243,7 +248,9 @@ def _framework(data: dict) -> Framework:
     return Framework(data["key"], data["name"], data["short"], tuple(a.lower() for a in data["aliases"]),
                      data["data_term"], data["item_term"], data["assessor"], data["deliverable"],
                      _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
-                     policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"])
+                     policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
+                     designations=tuple(data["designations"]), tier_term=data["tier_term"],
+                     tier_note=data["tier_note"])
 
 
 def _files(root: Path, folder: str) -> list[Path]:
@@ -273,7 +280,8 @@ def load(root: Path = ROOT) -> Content:
     for path in _files(root, "industries"):
         data = _keyed(path, read(path, schemas.IndustrySchema()))
         industries[data["key"]] = Industry(data["key"], data["name"], tuple(s.lower() for s in data["match"]),
-                                           data["data"], data["customers"], data["regulators"],
+                                           data["data"], data["customers"], data["served"],
+                                           data["one_served"], data["regulators"],
                                            tuple(data["facts"]))
     general = read(root / "general.toml", schemas.GeneralSchema())
     personas = []

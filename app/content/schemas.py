@@ -32,7 +32,10 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 # Placeholders a content text may use, filled per report: the client as named mid-sentence and at
 # the start of one, the framework's short and full names, what the framework protects, and the
 # industry as the partner wrote it. `ask` only in a methodology's call to action.
-SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry"})
+SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
+                   # whom the organization serves, from the industry pack ("patients", "a patient"); without one,
+                   # "the people {org} serves" and "someone {org} serves", never a guessed sector
+                   "served", "one_served"})
 CTA_SLOTS = SLOTS | {"ask", "Ask"}
 # A methodology's voice for the reader's stake in one topic as a whole: the topic's label and the
 # reader's angle on it (lower-case / capitalised). Never the requirements: they are named from their
@@ -125,7 +128,9 @@ class SchemeSchema(Schema):
 class RequirementInfoSchema(Schema):
     title = fields.String(required=True, validate=_text)
     obliges = Text(required=True)
-    designation = fields.String(load_default="", validate=validate.OneOf(("", "required", "addressable")))
+    # The designation the framework itself gives the requirement, from the pack's `designations`:
+    # "required"/"addressable" (HIPAA), "IG1" (CIS), "ML2" (Essential Eight), "Level 2" (CMMC).
+    designation = fields.String(load_default="", validate=validate.Length(max=40))
 
 
 class FrameworkSchema(Schema):
@@ -144,10 +149,27 @@ class FrameworkSchema(Schema):
     # read: the report, certificate, attestation or investigation file ("" if not written yet).
     open_items_mean = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
+    # The designations requirements may carry, in the framework's order. With `tier_term`, they are cumulative
+    # tiers, lowest first (CIS Implementation Groups, Essential Eight maturity levels, CMMC levels): a
+    # requirement of a tier belongs to every higher tier, and readers are told which tier the assessment reaches.
+    designations = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
+    tier_term = fields.String(load_default="", validate=validate.Length(max=80))
+    # One sentence on what the tiers mean, with its source ("" when the designations are not tiers).
+    tier_note = Text(load_default="")
     schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
     requirements = fields.Dict(keys=fields.String(), values=fields.Nested(RequirementInfoSchema),
                                load_default=dict)
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=3))
+
+    @validates_schema
+    def known_designations(self, data, **_):
+        allowed = set(data.get("designations", ()))
+        wrong = sorted(rid for rid, info in data.get("requirements", {}).items()
+                       if info.get("designation") and info["designation"] not in allowed)
+        if wrong:
+            raise ValidationError(f"designation not in `designations` for {wrong[:5]}", "requirements")
+        if data.get("tier_term") and (len(allowed) < 2 or not data.get("tier_note")):
+            raise ValidationError("tiers need at least two designations and a tier_note", "tier_term")
 
 
 class IndustrySchema(Schema):
@@ -157,6 +179,10 @@ class IndustrySchema(Schema):
                         validate=validate.Length(min=1))
     data = fields.String(required=True, validate=_text)
     customers = fields.String(required=True, validate=_text)
+    # Whom the organization serves, as its own people say it: plural ("patients", "donors and beneficiaries")
+    # and one of them with its article ("a patient", "a donor"). Used wherever a report would say "customers".
+    served = fields.String(required=True, validate=validate.Length(min=3, max=60))
+    one_served = fields.String(required=True, validate=validate.Length(min=3, max=60))
     regulators = fields.String(required=True, validate=_text)
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
 

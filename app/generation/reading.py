@@ -76,7 +76,9 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "A_framework": f"{article.capitalize()} {framework}",
                 "framework_name": fw.name if fw else facts.framework,
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
-                "industry": _industry_name(facts.industry)}
+                "industry": _industry_name(facts.industry),
+                "served": ind.served if ind else f"the people {facts.organization} serves",
+                "one_served": ind.one_served if ind else f"someone {facts.organization} serves"}
     return facts.memo("slots", build)
 
 
