@@ -210,17 +210,53 @@ class Content:
         return _framework_for(self, _words(text or ""))
 
     def industry_for(self, text: str) -> Industry | None:
-        """The pack a partner's free-text industry means ("Health care", "Fintech"), or None."""
+        """The pack a partner's free-text industry means ("Health care", "Fintech"), or None.
+
+        A stem matches the start of a word ("dental" in "Dental practice"), or of the words run together
+        ("nonprofit" in "Non-Profit"); failing that, a word misspelt by a letter or two ("Helthcare",
+        "Logisitics") matches a stem of six letters or more. Nothing else is guessed: an industry no pack
+        knows gets plain wording about the people the organization serves."""
         words = _words(text or "")
-        for industry in self.industries.values():
-            if any(" " + stem in words for stem in industry.match):
-                return industry
-        return None
+        joined = " " + words.replace(" ", "") + " "
+        for haystack in (words, joined):
+            for industry in self.industries.values():
+                if any(" " + stem in haystack for stem in industry.match):
+                    return industry
+        return _near_industry(self, words.split())
 
     def topics_of_title(self, title: str) -> tuple[str, ...]:
         """Topics whose stems start a word of the title, in vocabulary order (the fallback)."""
         words = _words(title)
         return tuple(t for t in TOPICS if any(" " + stem in words for stem in self.topics[t].stems))
+
+
+def _edits(a: str, b: str) -> int:
+    """Edits (insert, delete, substitute, swap two neighbours) that turn a into b."""
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i]
+        for j, cb in enumerate(b, 1):
+            row.append(min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb)))
+            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _near_industry(content: Content, words: list[str]) -> Industry | None:
+    """A misspelt word whose start is one edit from a stem of six letters or more (two from one of ten or
+    more): the closest such stem's pack, if any."""
+    best, best_edits = None, 3
+    for word in (w for w in words if len(w) >= 6):
+        for industry in content.industries.values():
+            for stem in industry.match:
+                if len(stem) < 6 or not stem.isalpha():
+                    continue
+                allowed = 2 if len(stem) >= 10 else 1
+                n = min(_edits(word[:len(stem) + d], stem) for d in (-1, 0, 1))
+                if n <= allowed and n < best_edits:
+                    best, best_edits = industry, n
+    return best
 
 
 def _framework_for(content: Content, words: str) -> Framework | None:

@@ -14,7 +14,7 @@ from collections import Counter
 
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, money, rates, week_end, when
-from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, POLICY, STATUS_WORD, Reading, topic_labels
+from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, POLICY, STATUS_WORD, Reading, tiers_of, topic_labels
 from .wording import cap, join, plural
 
 Output = tuple[list[str], list[str]]
@@ -49,10 +49,39 @@ def _cluster(r: Reading):
     return r.f.memo("cluster", find)
 
 
+def tier_standing(r: Reading) -> str | None:
+    """Which tier of a tiered framework the assessment reaches (CIS Implementation Group, Essential Eight
+    maturity level, CMMC level), with the counts behind it and what the tiers mean; None without tiers."""
+    tiers, reached = tiers_of(r.f)
+    if not tiers:
+        return None
+    fw = r.framework
+    lead = (f"Measured by {fw.tier_term}, {r.slots['org']} reaches {reached} on what was assessed"
+            if reached else f"Measured by {fw.tier_term}, {r.slots['org']} does not yet reach {tiers[0].name}")
+    rows = [f"{t.name}{' and below' if n else ''}, {t.met} of the {t.assessed} {plural(r.item_term)} assessed "
+            f"{'is' if t.met == 1 else 'are'} met ({t.in_pack} in all)" for n, t in enumerate(tiers)]
+    return f"{lead}: {'; '.join(rows)}. {r.fill(fw.tier_note)}"
+
+
+def tier_point(r: Reading) -> str | None:
+    """The tier standing as a key point."""
+    tiers, reached = tiers_of(r.f)
+    if not tiers:
+        return None
+    if reached:
+        return f"{reached} reached on the {plural(r.item_term)} assessed"
+    first = tiers[0]
+    k = first.assessed - first.met
+    return f"{first.name} not yet reached: {k} of its {first.assessed} assessed {plural(r.item_term)} open"
+
+
 def findings(r: Reading) -> Output:
+    tier = tier_standing(r)
     if r.all_met:
-        return _findings_all_met(r)
+        paras, bullets = _findings_all_met(r)
+        return ([paras[0], tier, *paras[1:]] if tier and paras else paras), bullets
     paras = [policy_finding(r)] if r.policy_first else []
+    paras += [tier] if tier else []
     if not r.groups:
         if not paras:
             paras.append("Nothing open falls in your area.")
@@ -109,7 +138,7 @@ ATTESTED = frozenset({"soc2", "iso27001", "pci_dss"})
 # Why a missing written security policy comes first, for each reader who hears of it first.
 POLICY_WHY = {
     "small_business_owner": "it need not be long, but it is what tells the staff and the IT provider what is "
-                            "expected of them and what a customer or insurer is shown when they ask",
+                            "expected of them and what a partner or insurer is shown when they ask",
     "ceo_president": "it is the instrument through which the chief executive gives every control its mandate and "
                      "its owner, and the first document a regulator, insurer or acquirer asks to see",
     "general_counsel": "it is the first document a regulator, a claimant's counsel or a court asks for to judge "
@@ -155,10 +184,10 @@ def _group_finding(r: Reading, group, first: bool = True) -> str:
 
 
 DELIVERABLE_LEAD = {
-    "ceo_president": "What the chief executive can promise customers and partners rests on what they read",
+    "ceo_president": "What the chief executive can promise {served} and partners rests on what they read",
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
-    "small_business_owner": "What a customer, bank or insurer asking for proof will see",
+    "small_business_owner": "What a partner, bank or insurer asking for proof will see",
 }
 
 
@@ -174,7 +203,7 @@ def _deliverable_note(r: Reading) -> str | None:
     if not note:
         return None
     body = _as_one(r.fill(note))
-    return f"{DELIVERABLE_LEAD[r.p.id]}: {_lower_first(body)}."
+    return f"{r.fill(DELIVERABLE_LEAD[r.p.id])}: {_lower_first(body)}."
 
 
 def _findings_all_met(r: Reading) -> Output:
@@ -416,7 +445,11 @@ def key_points(r: Reading) -> list[str]:
     """Three to five short points for the top of the page: what this reader should take away at a glance.
     Facts only (counts, names, the plan's figures); the report's prose argues them. Each starts with a
     capital, as a list item does ("one control open ..." comes from the item counter)."""
-    return [point[:1].upper() + point[1:] for point in _key_points(r)]
+    points = _key_points(r)
+    tier = tier_point(r)
+    if tier:   # second: right after what is open, before the work
+        points = [*points[:1], tier, *points[1:]][:5]
+    return [point[:1].upper() + point[1:] for point in points]
 
 
 def _key_points(r: Reading) -> list[str]:

@@ -83,9 +83,12 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
         lines.append("This framework has no reference entry here: describe each requirement from its title alone, "
                      "plainly, cite no framework rule, and never mention what reference material exists.")
     lines.append(f"Industry: {facts.industry}")
+    served = slots_for(facts)["served"]
     if ind:
         lines.append(f"Industry pack: {ind.name}; data at stake: {ind.data}; who asks for evidence: "
                      f"{ind.customers}; regulators: {ind.regulators}.")
+    lines.append(f'The organization serves {served}: call them that, never "customers" unless that is the word.'
+                 if ind else f'Say "{served}" for whom the organization serves; never guess a sector or say "customers".')
     lines += [
         f"Documented policy: {'yes' if facts.has_policy else 'no'}",
         f"Compliance score: {facts.compliance_score} / 100 ({facts.met} met, {facts.partially_met} partially "

@@ -255,6 +255,44 @@ def refs_of(facts: AssessmentFacts) -> tuple[str, ...]:
     return facts.memo("refs", build)
 
 
+@dataclass(frozen=True)
+class Tier:
+    """One tier of a tiered framework (CIS Implementation Group, Essential Eight maturity level, CMMC level):
+    the requirements assessed that the tier includes (its own and every lower tier's), how many are met,
+    and how many the tier has in the pack."""
+
+    name: str
+    assessed: int
+    met: int
+    in_pack: int
+
+
+def tiers_of(facts: AssessmentFacts) -> tuple[tuple[Tier, ...], str | None]:
+    """The tiers the assessment touches, lowest first, and the highest tier it reaches (every requirement of
+    that tier and below that was assessed is met), or None. Empty when the framework has no tiers."""
+    def build():
+        pack = facts.framework_pack
+        if not pack or not pack.tier_term:
+            return (), None
+        rank = {name: n for n, name in enumerate(pack.designations)}
+        own = [rank.get((info or {}).get("designation", ""), None) for info in infos_of(facts)]
+        in_pack = [sum(1 for info in pack.requirements.values() if rank.get(info.get("designation")) == n)
+                   for n in range(len(rank))]
+        tiers = []
+        for n, name in enumerate(pack.designations):
+            if n not in own:
+                continue   # nothing of this tier itself was assessed
+            these = [i for i, k in enumerate(own) if k is not None and k <= n]
+            met = sum(1 for i in these if facts.requirements[i].status == "met")
+            tiers.append(Tier(name, len(these), met, sum(in_pack[: n + 1])))
+        # A tier includes the tiers below it, so the highest tier whose assessed requirements are all met is
+        # reached, provided the lowest tier was assessed at all.
+        full = [t.name for t in tiers if t.met == t.assessed]
+        reached = full[-1] if full and tiers[0].name == pack.designations[0] else None
+        return tuple(tiers), reached
+    return facts.memo("tiers", build)
+
+
 def topic_owner(topic: str, reader: str) -> str:
     """Who owns a topic's open items, as a reader would say it ("the IT director"): the persona that lists
     the topic highest among its own, catalogue order breaking ties; never the reader themselves."""
