@@ -58,7 +58,8 @@ def tier_standing(r: Reading) -> str | None:
     fw = r.framework
     lead = (f"Measured by {fw.tier_term}, {r.slots['org']} reaches {reached} on what was assessed"
             if reached else f"Measured by {fw.tier_term}, {r.slots['org']} does not yet reach {tiers[0].name}")
-    rows = [f"{t.name}{' and below' if n else ''}, {t.met} of the {t.assessed} {plural(r.item_term)} assessed "
+    # A tier includes the ones below it: "up to IG3" counts IG1 to IG3 (IG2 may not have been assessed at all).
+    rows = [f"{'up to ' if n else ''}{t.name}, {t.met} of the {t.assessed} {plural(r.item_term)} assessed "
             f"{'is' if t.met == 1 else 'are'} met ({t.in_pack} in all)" for n, t in enumerate(tiers)]
     return f"{lead}: {'; '.join(rows)}. {r.fill(fw.tier_note)}"
 
@@ -384,6 +385,8 @@ def coverage(r: Reading) -> Output:
     for i in range(len(r.f.requirements)):
         by_topic.setdefault(main_topic(r.f, i), []).append(i)
     paras = [policy_finding(r)] if r.policy_first and not r.all_met else []
+    tier = tier_standing(r) if "findings" not in r.plan_blocks else None
+    paras += [tier] if tier else []
     for tid in [t for t in r.p.topics if t in by_topic]:
         topic, ix = r.content.topics[tid], by_topic[tid]
         parts = []

@@ -88,7 +88,8 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
         lines.append(f"Industry pack: {ind.name}; data at stake: {ind.data}; who asks for evidence: "
                      f"{ind.customers}; regulators: {ind.regulators}.")
     lines.append(f'The organization serves {served}: call them that, never "customers" unless that is the word.'
-                 if ind else f'Say "{served}" for whom the organization serves; never guess a sector or say "customers".')
+                 if ind else f'Say "{served}" for whom the organization serves; never guess a sector or say '
+                 '"customers".')
     lines += [
         f"Documented policy: {'yes' if facts.has_policy else 'no'}",
         f"Compliance score: {facts.compliance_score} / 100 ({facts.met} met, {facts.partially_met} partially "

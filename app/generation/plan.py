@@ -65,6 +65,15 @@ def work_plan(facts: AssessmentFacts) -> WorkPlan:
     return facts.memo("work_plan", lambda: _work_plan(facts))
 
 
+def _tier_ranks(facts: AssessmentFacts) -> list[int]:
+    """Each requirement's tier in a tiered framework (0 for the lowest; past the last for none); all 0 else."""
+    pack = facts.framework_pack
+    if not pack or not pack.tier_term:
+        return [0] * len(facts.requirements)
+    rank = {name: n for n, name in enumerate(pack.designations)}
+    return [rank.get((pack.info(r.id) or {}).get("designation", ""), len(rank)) for r in facts.requirements]
+
+
 def _work_plan(facts: AssessmentFacts) -> WorkPlan:
     topics = load().topics
     per: dict[int, tuple[int, int]] = {}
@@ -76,7 +85,13 @@ def _work_plan(facts: AssessmentFacts) -> WorkPlan:
         by_topic.setdefault(tid, []).append(i)
     not_met = Counter(main_topic(facts, i) for i in facts.open_order
                       if facts.requirements[i].status == "not_met")
-    order = sorted(by_topic, key=lambda tid: (-not_met[tid], -len(by_topic[tid]), TOPICS.index(tid)))
+    # In a tiered framework the lowest tier comes first (IG1 before IG2, ML1 before ML2): topics by the lowest
+    # tier they hold open, and within a topic the lower tier first.
+    tier = _tier_ranks(facts)
+    for tid in by_topic:
+        by_topic[tid].sort(key=lambda i: tier[i])
+    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), -not_met[tid],
+                                              -len(by_topic[tid]), TOPICS.index(tid)))
     steps, start = [], 1
     policy = (0, 0)
     if not facts.has_policy:   # the policy comes first: the controls are owned and mandated by it

@@ -49,13 +49,9 @@ class Group:
     """The reader's open requirements of one topic, not met first."""
 
     topic: Topic
-    not_met: tuple[int, ...]
-    partial: tuple[int, ...]
+    indices: tuple[int, ...]   # in the shared plan's order: lower tier first where the framework has tiers,
+                               # then not met before partly met
     policy: bool = False     # the assessment says no documented security policy exists (governance)
-
-    @property
-    def indices(self) -> tuple[int, ...]:
-        return self.not_met + self.partial
 
 
 def _industry_name(text: str) -> str:
@@ -101,8 +97,9 @@ class Reading:
         mine = persona.topics
         self.whole = persona.relation == "outside_reader" or persona.id in WHOLE_SCOPE
         by_topic: dict[str, list[int]] = {}
-        for i in facts.open_order:
-            by_topic.setdefault(main_topic(facts, i), []).append(i)
+        for step in work_plan(facts).steps:
+            if step.indices:
+                by_topic[step.topic.id] = list(step.indices)
         # A missing documented policy is a governance gap. Readers who answer for policy hear of it first,
         # in a finding of its own; other readers of the whole assessment find it in the governance group.
         self.policy_gap = not facts.has_policy
@@ -117,9 +114,7 @@ class Reading:
         if not self.whole:
             order = [t for t in order if t in mine]
         self.groups = tuple(
-            Group(self.content.topics[t], tuple(i for i in by_topic[t] if reqs[i].status == "not_met"),
-                  tuple(i for i in by_topic[t] if reqs[i].status == "partially_met"),
-                  policy_grouped and t == "governance")
+            Group(self.content.topics[t], tuple(by_topic[t]), policy_grouped and t == "governance")
             for t in order)
         self.mine_open = tuple(i for g in self.groups for i in g.indices)
         mine_set = set(self.mine_open)
