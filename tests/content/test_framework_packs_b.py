@@ -1,4 +1,4 @@
-"""Framework packs, set B: GDPR (EU and UK), NIST SP 800-53, NIST SP 800-171 with CMMC, NIS2 and DORA.
+"""Framework packs, set B: GDPR (EU and UK), NIST SP 800-53, NIST SP 800-171, NIS2 and DORA (CMMC: its own file).
 
 Checked through the loader, as the writers use them: which pack a partner's framework text names,
 which topic a partner's requirement id gets, what the pack knows of an id, and the facts it offers.
@@ -54,16 +54,14 @@ FRAMEWORK_KINDS = {
         ("FedRAMP Moderate", "nist_800_53"),
         ("FISMA", "nist_800_53"),
         ("NIST SP 800-53A", "nist_800_53"),
-        # NIST SP 800-171 and CMMC
+        # NIST SP 800-171, with DFARS 252.204-7012, which requires it (CMMC has its own pack)
         ("NIST SP 800-171", "nist_800_171"),
         ("800-171 Rev 2", "nist_800_171"),
+        ("800-171 Rev 3", "nist_800_171"),
         ("NIST 800-171 r3", "nist_800_171"),
-        ("CMMC", "nist_800_171"),
-        ("CMMC 2.0", "nist_800_171"),
-        ("CMMC Level 2", "nist_800_171"),
         ("DFARS 7012", "nist_800_171"),
         ("DFARS 252.204-7012", "nist_800_171"),
-        ("Cybersecurity Maturity Model Certification", "nist_800_171"),
+        ("DFARS", "nist_800_171"),
         ("CUI protection", "nist_800_171"),
         # NIS2
         ("NIS2", "nis2"),
@@ -95,7 +93,7 @@ def test_aliases(text, key):
     [
         # the longer, more specific alias wins when two packs could claim the text
         ("NIST SP 800-171 (derived from SP 800-53)", "nist_800_171"),
-        ("CMMC Level 2 / DFARS 7012", "nist_800_171"),
+        ("CMMC Level 2 / DFARS 7012", "cmmc"),  # the CMMC assessment of a 7012 contract is titled CMMC
         ("NIS2 / Digital Operational Resilience Act", "dora"),
     ],
 )
@@ -117,6 +115,13 @@ def test_longest_alias_wins(text, key):
         "CCPA",
         "ISO 27701",
         "NIST SP 800-61",
+        # CMMC names its own pack, not 800-171's
+        "CMMC",
+        "CMMC 2.0",
+        "CMMC Level 2",
+        "CMMC L2",
+        "Cybersecurity Maturity Model Certification",
+        "DFARS 252.204-7021",
         "",
     ],
 )
