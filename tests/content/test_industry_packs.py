@@ -51,10 +51,10 @@ CASES = {
         "Higher education", "K-12 school district", "University", "Community college", "EdTech",
         "Ed tech", "Educational services", "E-learning", "Online learning platform", "Charter schools",
     ],
+    # Law firms, legal services and attorneys have their own pack since legal.toml (test_industry_packs_new.py).
     "professional_services": [
-        "Law firm", "Management consulting", "Legal services", "Accounting", "CPA firm", "Tax preparation",
-        "Professional services", "Staffing agency", "Marketing agency", "Architecture firm", "Consultancy",
-        "Attorneys",
+        "Management consulting", "Accounting", "CPA firm", "Tax preparation", "Professional services",
+        "Staffing agency", "Marketing agency", "Architecture firm", "Consultancy",
     ],
     "energy": [
         "Energy", "Oil & gas", "Oil and Gas", "Electric utility", "Utilities", "Renewable energy", "Solar",
@@ -62,9 +62,9 @@ CASES = {
     ],
 }
 
-# No pack fits these; the report then speaks of the industry only as the partner wrote it.
-UNKNOWN = ["", "   ", "Other", "N/A", "Agriculture", "Hospitality", "Nonprofit", "Logistics", "Real estate",
-           "Construction", None]
+# No pack fits these; the report then speaks of the industry only as the partner wrote it. (Hospitality,
+# nonprofits, logistics, legal, and construction and real estate have packs: test_industry_packs_new.py.)
+UNKNOWN = ["", "   ", "Other", "N/A", "Agriculture", "Agriculture cooperative", "Botanical gardens", None]
 
 FIGURE = re.compile(r"\$\d|\d%|\bEUR \d")
 # A bracket (one level of nesting allowed, as in "Directive (EU) 2022/2555") that names a year,
@@ -91,7 +91,9 @@ def test_unknown_industry_finds_no_pack(content, text):
 
 
 def test_every_pack_has_at_least_eight_realistic_spellings(content):
-    assert set(CASES) == set(content.industries)
+    # The packs added later keep their cases in test_industry_packs_new.py, which checks that the two
+    # sets together cover every pack.
+    assert set(CASES) <= set(content.industries)
     for key, texts in CASES.items():
         assert len(texts) >= 8, key
 
