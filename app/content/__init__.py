@@ -105,8 +105,21 @@ class Framework:
         return ()
 
     def info(self, ref: str) -> dict | None:
-        """What the pack knows of this id (title, what it obliges, designation), if anything."""
-        return self.requirements.get(self.normal_id(ref))
+        """What the pack knows of this id (title, what it obliges, designation), if anything: the id's own
+        entry, else its nearest parent's, a bracketed part at a time ("314.4(h)(3)" -> "314.4(h)")."""
+        rid = self.normal_id(ref)
+        own = rid
+        while rid:
+            if rid in self.requirements:
+                info = self.requirements[rid]
+                # A parent's designation need not be its part's (a HIPAA standard is required where one of its
+                # specifications is addressable), so only what it obliges is carried down.
+                return info if rid == own else {**info, "designation": ""}
+            parent = re.sub(r"\([^()]*\)$", "", rid)
+            if parent == rid:
+                return None
+            rid = parent
+        return None
 
 
 @dataclass(frozen=True)
@@ -134,6 +147,7 @@ class Topic:
     liability: str
     effort_not_met: tuple[int, int]
     effort_partial: tuple[int, int]
+    phrases: tuple[tuple[str, int], ...] = ()   # weighted word starts / phrases for titles (a stem weighs 1)
 
 
 @dataclass(frozen=True)
@@ -212,22 +226,70 @@ class Content:
     def industry_for(self, text: str) -> Industry | None:
         """The pack a partner's free-text industry means ("Health care", "Fintech"), or None.
 
-        A stem matches the start of a word ("dental" in "Dental practice"), or of the words run together
+        A stem matches the start of a word ("dental" in "Dental practice"), stems of several words before
+        stems of one, or the start of the words run together
         ("nonprofit" in "Non-Profit"); failing that, a word misspelt by a letter or two ("Helthcare",
         "Logisitics") matches a stem of six letters or more. Nothing else is guessed: an industry no pack
         knows gets plain wording about the people the organization serves."""
         words = _words(text or "")
         joined = " " + words.replace(" ", "") + " "
+        # A stem of several words is more specific than any one word, so those are tried first, in every pack:
+        # "food bank" is a nonprofit before "bank" makes it a bank.
         for haystack in (words, joined):
-            for industry in self.industries.values():
-                if any(" " + stem in haystack for stem in industry.match):
-                    return industry
+            for several in (True, False):
+                for industry in self.industries.values():
+                    if any(" " + stem in haystack for stem in industry.match if (" " in stem.strip()) == several):
+                        return industry
         return _near_industry(self, words.split())
 
     def topics_of_title(self, title: str) -> tuple[str, ...]:
-        """Topics whose stems start a word of the title, in vocabulary order (the fallback)."""
-        words = _words(title)
-        return tuple(t for t in TOPICS if any(" " + stem in words for stem in self.topics[t].stems))
+        """The topics a requirement's title is about, main topic first; () when no term matches
+        (the caller then treats the requirement as governance work).
+
+        Each topic's `stems` (weight 1) and weighted `phrases` are word starts (a trailing space demands
+        a whole word). The title is read left to right and at each word the longest term found there is
+        taken, so "audit record" is read as one term and its words do not vote again. A topic scores the
+        highest weight among its terms found; ties go to the topic with more weight in all, then to the
+        topic first in `_TITLE_PRIORITY` (narrow topics before broad ones). The other topics follow in the
+        same order, but not one found only by weight-1 stems: those are hints that may lead only when
+        nothing heavier is found. One regular expression for all topics, compiled once per process."""
+        return _title_matcher(self.topics)(title)
+
+
+# Tie order between equal scores: narrow topics before the broad ones their words also touch.
+_TITLE_PRIORITY = ("incident", "vendor", "privacy", "encryption", "backup", "logging", "vuln", "sdlc",
+                   "change", "network", "physical", "hr", "access", "asset", "governance")
+_TITLE_MATCHERS: dict[int, tuple[dict, Any]] = {}
+
+
+def _title_matcher(topics: dict[str, Topic]):
+    """The compiled title classifier for these topics, built once per topics dict."""
+    entry = _TITLE_MATCHERS.get(id(topics))
+    if entry is not None and entry[0] is topics:
+        return entry[1]
+    weights: dict[str, tuple[str, int]] = {}      # term -> (topic, weight); a term belongs to one topic
+    for tid in TOPICS:
+        topic = topics[tid]
+        for term, weight in [(s, 1) for s in topic.stems] + list(topic.phrases):
+            term = term.lower()
+            if term not in weights or weights[term][1] < weight:
+                weights[term] = (tid, weight)
+    terms = sorted(weights, key=lambda t: (-len(t), t))   # longest first: the alternation takes the first
+    pattern = re.compile("(?<= )(?:" + "|".join(re.escape(t) for t in terms) + ")")
+    rank = {tid: n for n, tid in enumerate(_TITLE_PRIORITY)}
+
+    def classify(title: str) -> tuple[str, ...]:
+        found: dict[str, list[int]] = {}      # topic -> [heaviest weight, total weight]
+        for match in pattern.finditer(_words(title or "")):
+            tid, weight = weights[match.group()]
+            score = found.setdefault(tid, [0, 0])
+            score[0] = max(score[0], weight)
+            score[1] += weight
+        ranked = sorted(found, key=lambda t: (-found[t][0], -found[t][1], rank[t]))
+        return tuple(t for n, t in enumerate(ranked) if n == 0 or found[t][0] > 1)
+
+    _TITLE_MATCHERS[id(topics)] = (topics, classify)
+    return classify
 
 
 def _edits(a: str, b: str) -> int:

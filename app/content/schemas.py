@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import string
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 TOPICS = ("access", "logging", "backup", "incident", "vendor", "privacy", "encryption", "hr",
           "governance", "vuln", "network", "physical", "change", "asset", "sdlc")
@@ -101,6 +101,18 @@ class TopicSchema(Schema):
                                  validate=validate.Length(equal=2))
     effort_partial = fields.List(fields.Integer(validate=validate.Range(min=1, max=60)), required=True,
                                  validate=validate.Length(equal=2))
+    # Weighted word starts and phrases that route a title to its main topic, by weight ("2" to "9"; a
+    # stem weighs 1). Read as (phrase, weight) pairs, heaviest first, so a Topic stays hashable.
+    phrases = fields.Dict(keys=fields.String(validate=validate.OneOf([str(n) for n in range(2, 10)])),
+                          values=fields.List(fields.String(validate=validate.Length(min=2, max=60)),
+                                             validate=validate.Length(min=1)),
+                          load_default=dict)
+
+    @post_load
+    def phrase_pairs(self, data, **_):
+        data["phrases"] = tuple((phrase, int(weight)) for weight in sorted(data["phrases"], reverse=True)
+                                for phrase in data["phrases"][weight])
+        return data
 
 
 class TopicsFileSchema(Schema):

@@ -49,19 +49,31 @@ def _cluster(r: Reading):
     return r.f.memo("cluster", find)
 
 
+# Who reads the tier standing argued in the body, in their own lead-in, with its counts (and, for the two who
+# act on it, what the tiers mean); every reader has it among the key points at the top of the report.
+TIER_LEAD = {"ciso": "Measured by {term}", "compliance_officer": "Read against the {framework} {terms}",
+             "external_auditor": "By {term}, as recorded",
+             "insurance_underwriter": "By {term}, on the statuses reported"}
+TIER_NOTE_READERS = frozenset({"ciso", "compliance_officer"})
+
+
 def tier_standing(r: Reading) -> str | None:
     """Which tier of a tiered framework the assessment reaches (CIS Implementation Group, Essential Eight
     maturity level, CMMC level), with the counts behind it and what the tiers mean; None without tiers."""
     tiers, reached = tiers_of(r.f)
-    if not tiers:
+    if not tiers or r.p.id not in TIER_LEAD:
         return None
     fw = r.framework
-    lead = (f"Measured by {fw.tier_term}, {r.slots['org']} reaches {reached} on what was assessed"
-            if reached else f"Measured by {fw.tier_term}, {r.slots['org']} does not yet reach {tiers[0].name}")
+    intro = r.fill(TIER_LEAD[r.p.id], term=fw.tier_term, terms=plural(fw.tier_term))
+    # "Reached" is claimed only for what was assessed: a tier can be a formal status (a CMMC level needs its own
+    # assessment and affirmation), which one partner's assessment does not confer.
+    lead = (f"{intro}, every {r.item_term} assessed up to {reached} is met at {r.slots['org']}"
+            if reached else f"{intro}, {r.slots['org']} does not yet reach {tiers[0].name}")
     # A tier includes the ones below it: "up to IG3" counts IG1 to IG3 (IG2 may not have been assessed at all).
     rows = [f"{'up to ' if n else ''}{t.name}, {t.met} of the {t.assessed} {plural(r.item_term)} assessed "
             f"{'is' if t.met == 1 else 'are'} met ({t.in_pack} in all)" for n, t in enumerate(tiers)]
-    return f"{lead}: {'; '.join(rows)}. {r.fill(fw.tier_note)}"
+    note = f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else ""
+    return f"{lead}: {'; '.join(rows)}.{note}"
 
 
 def tier_point(r: Reading) -> str | None:
@@ -70,7 +82,7 @@ def tier_point(r: Reading) -> str | None:
     if not tiers:
         return None
     if reached:
-        return f"{reached} reached on the {plural(r.item_term)} assessed"
+        return f"Every {r.item_term} assessed up to {reached} met"
     first = tiers[0]
     k = first.assessed - first.met
     return f"{first.name} not yet reached: {k} of its {first.assessed} assessed {plural(r.item_term)} open"
@@ -92,7 +104,7 @@ def findings(r: Reading) -> Output:
     own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
     rest = [g for g in r.groups if g not in own]
     paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
-    if r.p.id in DELIVERABLE_READERS and (r.p.id not in PAYER or r.framework and r.framework.key in ATTESTED):
+    if _gets_deliverable(r):
         note = _deliverable_note(r)
         paras += [note] if note else []
     if "exposure" not in r.plan_blocks:
@@ -133,7 +145,7 @@ def _listed(r: Reading, indices: list[int]) -> list[str]:
 DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner"})
 # Frameworks whose result is a document customers and acquirers read (attestation, certificate, ROC/SAQ):
 # there finance and the owner are told too.
-ATTESTED = frozenset({"soc2", "iso27001", "pci_dss"})
+ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials"})
 
 
 # Why a missing written security policy comes first, for each reader who hears of it first.
@@ -158,12 +170,16 @@ def policy_finding(r: Reading) -> str:
     rule = r.framework.policy_rule if r.framework else ""
     text = f"{r.slots['Org']} has no documented security policy, and for you that comes first: " \
            f"{r.fill(POLICY_WHY[r.p.id])}"
-    return f"{text}; {_lower_first(_as_one(r.fill(rule)))}." if rule else f"{text}."
+    return f"{text}; {_lower_first(_as_one(r.fill(rule)), r)}." if rule else f"{text}."
 
 
-def _lower_first(text: str) -> str:
-    """ "The Security Rule requires" -> "the Security Rule requires"; "HIPAA requires" stays. """
-    return text if text[:2].isupper() else text[:1].lower() + text[1:]
+def _lower_first(text: str, r: Reading | None = None) -> str:
+    """ "The Security Rule requires" -> "the Security Rule requires"; "HIPAA requires" and a framework's own
+    name ("Cyber Essentials requires") stay."""
+    names = (r.framework.short, r.framework.name) if r and r.framework else ()
+    if text[:2].isupper() or any(n and text.startswith(n) for n in names):
+        return text
+    return text[:1].lower() + text[1:]
 
 
 def _group_finding(r: Reading, group, first: bool = True) -> str:
@@ -204,7 +220,7 @@ def _deliverable_note(r: Reading) -> str | None:
     if not note:
         return None
     body = _as_one(r.fill(note))
-    return f"{r.fill(DELIVERABLE_LEAD[r.p.id])}: {_lower_first(body)}."
+    return f"{r.fill(DELIVERABLE_LEAD[r.p.id])}: {_lower_first(body, r)}."
 
 
 def _findings_all_met(r: Reading) -> Output:
@@ -256,8 +272,16 @@ def strengths(r: Reading) -> Output:
     return [lead], met
 
 
+def _gets_deliverable(r: Reading) -> bool:
+    """Whether the findings tell this reader what open items mean for the document outsiders read."""
+    return bool(r.p.id in DELIVERABLE_READERS and (r.p.id not in PAYER or r.framework and r.framework.key in ATTESTED)
+                and r.framework and r.framework.open_items_mean)
+
+
 def exposure(r: Reading) -> Output:
     facts = [f for f in r.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
+    if _gets_deliverable(r) and "findings" in r.plan_blocks:
+        facts = facts[:1]   # the deliverable is the exposure that reaches them first; one figure beside it
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
         return [f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []

@@ -271,8 +271,9 @@ def tiers_of(facts: AssessmentFacts) -> tuple[tuple[Tier, ...], str | None]:
             return (), None
         rank = {name: n for n, name in enumerate(pack.designations)}
         own = [rank.get((info or {}).get("designation", ""), None) for info in infos_of(facts)]
-        in_pack = [sum(1 for info in pack.requirements.values() if rank.get(info.get("designation")) == n)
-                   for n in range(len(rank))]
+        # Distinct requirements per tier: a pack may key one requirement under several id forms.
+        in_pack = [len({(info["title"], info["obliges"]) for info in pack.requirements.values()
+                        if rank.get(info.get("designation")) == n}) for n in range(len(rank))]
         tiers = []
         for n, name in enumerate(pack.designations):
             if n not in own:

@@ -25,10 +25,9 @@ PRIMARY_HOSTS = (
     # US rule text and regulators
     "ecfr.gov", "federalregister.gov", "govinfo.gov", "uscode.house.gov", "hhs.gov", "ftc.gov", "sec.gov",
     "cisa.gov", "justice.gov", "acq.osd.mil", "fedramp.gov", "ferc.gov", "fsapartners.ed.gov",
-    "dfs.ny.gov", "dodcio.defense.gov", "defense.gov", "irs.gov", "nlrb.gov", "dot.gov", "cbp.gov", "osha.gov",
+    "dfs.ny.gov", "irs.gov", "cbp.gov", "osha.gov",
     # UK and Australian authorities and the schemes' own bodies
-    "ncsc.gov.uk", "iasme.co.uk", "gov.uk", "cyber.gov.au", "oaic.gov.au", "acnc.gov.au", "ico.org.uk",
-    "charitycommission.gov.uk",
+    "ncsc.gov.uk", "iasme.co.uk", "gov.uk", "cyber.gov.au", "ico.org.uk",
     # EU and UK rule text and authorities
     "eur-lex.europa.eu", "edpb.europa.eu", "legislation.gov.uk",
     # standards bodies and their accreditation forum

@@ -70,7 +70,7 @@ def all_reports(methodologies=("spin", "challenger", "meddpicc")):
     ("hipaa_billing", "hipaa", "healthcare"), ("hipaa_clinic", "hipaa", "healthcare"),
     ("soc2_saas", "soc2", "saas"), ("pci_retail", "pci_dss", "retail"),
     ("nist_csf_bank", "nist_csf", "financial_services"), ("iso27001_manufacturing", "iso27001", "manufacturing"),
-    ("gdpr_law_firm", "gdpr", "professional_services"), ("cmmc_defense", "nist_800_171", "manufacturing"),
+    ("gdpr_law_firm", "gdpr", "legal"), ("cmmc_defense", "cmmc", "manufacturing"),
     ("dora_fintech", "dora", "financial_services"), ("nis2_public", "nis2", "public_sector"),
     ("iso27001_all_met", "iso27001", "education"), ("unknown_framework", None, None),
 ])

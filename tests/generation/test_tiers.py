@@ -32,16 +32,18 @@ def test_an_assessment_with_an_open_ig1_safeguard_does_not_reach_ig1():
         ("IG1", 2, 1, 56), ("IG2", 3, 2, 130), ("IG3", 4, 2, 153)]
     for persona in ("ciso", "board_member", "external_auditor", "network_admin"):
         body = text(ENGINE.write(f, persona, "spin"))
-        assert "does not yet reach IG1" in body, persona
-        assert "IG1 not yet reached: 1 of its 2 assessed safeguards open" in body, persona
+        assert "IG1 not yet reached: 1 of its 2 assessed safeguards open" in body, persona   # a key point
+    for persona in ("ciso", "compliance_officer", "external_auditor", "insurance_underwriter"):
+        body = text(ENGINE.write(f, persona, "spin"))
+        assert "the organization does not yet reach IG1: IG1, 1 of the 2 safeguards assessed is met" in body, persona
+    assert "essential cyber hygiene" in text(ENGINE.write(f, "ciso", "spin"))
 
 
 def test_the_highest_fully_met_tier_is_reached():
     f = cis(("6.3", "met"), ("11.2", "met"), ("12.2", "met"), ("3.14", "not_met"))
     assert tiers_of(f)[1] == "IG2"
-    body = text(ENGINE.write(f, "ceo_president", "challenger"))
-    assert "reaches IG2 on what was assessed" in body
-    assert "IG2 reached on the safeguards assessed" in body
+    assert "every safeguard assessed up to IG2 is met at the organization" in text(ENGINE.write(f, "ciso", "spin"))
+    assert "Every safeguard assessed up to IG2 met" in text(ENGINE.write(f, "ceo_president", "challenger"))
 
 
 def test_without_the_lowest_tier_assessed_no_tier_is_claimed():
