@@ -47,6 +47,19 @@ def backend(request) -> str:
     return request.param
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `one_database` (browser and PDF rendering) run on SQLite only: what they check is drawn by
+    the browser or WeasyPrint from the same rows either way, and every database path they use is tested on
+    both databases by the API, embed and generation tests."""
+    keep, drop = [], []
+    for item in items:
+        on_postgres = getattr(item, "callspec", None) and item.callspec.params.get("backend") == "postgres"
+        (drop if on_postgres and item.get_closest_marker("one_database") else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture
 def app_factory(backend, tmp_path):
     """Build apps on this test's database; the schema is created once by the first."""

@@ -8,7 +8,11 @@ look at.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.browser import ARTIFACTS, PageWatch, require_browser
+
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
 
 sync_api = require_browser()
 

@@ -75,6 +75,7 @@ class Framework:
     facts: tuple[dict, ...]
     policy_rule: str = ""       # what the framework requires of written security policies, with its clause
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
+    covers: frozenset = frozenset()      # the topics any of its ids maps to: what the framework can assess
     designations: tuple[str, ...] = ()   # the designations requirements may carry, in the framework's order
     tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
     tier_note: str = ""         # what the tiers mean, with its source
@@ -131,6 +132,7 @@ class Industry:
     customers: str
     served: str        # "patients"
     one_served: str    # "a patient"
+    systems: str       # "the patient record, scheduling and billing systems"
     regulators: str
     facts: tuple[dict, ...]
 
@@ -347,6 +349,7 @@ def _framework(data: dict) -> Framework:
                      data["data_term"], data["item_term"], data["assessor"], data["deliverable"],
                      _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
+                     covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
                      tier_note=data["tier_note"])
 
@@ -379,7 +382,7 @@ def load(root: Path = ROOT) -> Content:
         data = _keyed(path, read(path, schemas.IndustrySchema()))
         industries[data["key"]] = Industry(data["key"], data["name"], tuple(s.lower() for s in data["match"]),
                                            data["data"], data["customers"], data["served"],
-                                           data["one_served"], data["regulators"],
+                                           data["one_served"], data["systems"], data["regulators"],
                                            tuple(data["facts"]))
     general = read(root / "general.toml", schemas.GeneralSchema())
     personas = []

@@ -35,7 +35,10 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
                    # whom the organization serves, from the industry pack ("patients", "a patient"); without one,
                    # "the people {org} serves" and "someone {org} serves", never a guessed sector
-                   "served", "one_served"})
+                   "served", "one_served",
+                   # the systems the organization runs on, from the industry pack ("the property management,
+                   # reservations and point-of-sale systems"); without one, "the main systems"
+                   "systems"})
 CTA_SLOTS = SLOTS | {"ask", "Ask"}
 # A methodology's voice for the reader's stake in one topic as a whole: the topic's label and the
 # reader's angle on it (lower-case / capitalised). Never the requirements: they are named from their
@@ -195,6 +198,8 @@ class IndustrySchema(Schema):
     # and one of them with its article ("a patient", "a donor"). Used wherever a report would say "customers".
     served = fields.String(required=True, validate=validate.Length(min=3, max=60))
     one_served = fields.String(required=True, validate=validate.Length(min=3, max=60))
+    # The systems such an organization runs on, as its people name them, starting with "the".
+    systems = fields.String(required=True, validate=validate.Regexp(r"^the [a-z]"))
     regulators = fields.String(required=True, validate=_text)
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
 

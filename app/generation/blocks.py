@@ -14,7 +14,7 @@ from collections import Counter
 
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, money, rates, week_end, when
-from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, POLICY, STATUS_WORD, Reading, tiers_of, topic_labels
+from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, STATUS_WORD, Reading, Tier, tiers_of, topic_labels
 from .wording import cap, join, plural
 
 Output = tuple[list[str], list[str]]
@@ -65,15 +65,25 @@ def tier_standing(r: Reading) -> str | None:
         return None
     fw = r.framework
     intro = r.fill(TIER_LEAD[r.p.id], term=fw.tier_term, terms=plural(fw.tier_term))
+    items = plural(r.item_term)
+
+    def count(t: Tier) -> str:   # "5 of the 15 IG1 safeguards assessed are met"
+        if t.own_assessed == 1:
+            return f"the one {t.name} {r.item_term} assessed is {'met' if t.own_met else 'not met'}"
+        return f"{t.own_met} of the {t.own_assessed} {t.name} {items} assessed {'is' if t.own_met == 1 else 'are'} met"
+    first = tiers[0]
     # "Reached" is claimed only for what was assessed: a tier can be a formal status (a CMMC level needs its own
     # assessment and affirmation), which one partner's assessment does not confer.
-    lead = (f"{intro}, every {r.item_term} assessed up to {reached} is met at {r.slots['org']}"
-            if reached else f"{intro}, {r.slots['org']} does not yet reach {tiers[0].name}")
-    # A tier includes the ones below it: "up to IG3" counts IG1 to IG3 (IG2 may not have been assessed at all).
-    rows = [f"{'up to ' if n else ''}{t.name}, {t.met} of the {t.assessed} {plural(r.item_term)} assessed "
-            f"{'is' if t.met == 1 else 'are'} met ({t.in_pack} in all)" for n, t in enumerate(tiers)]
-    note = f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else ""
-    return f"{lead}: {'; '.join(rows)}.{note}"
+    if reached:
+        lead = f"{intro}, every {r.item_term} assessed up to {reached} is met at {r.slots['org']}"
+    else:
+        lead = f"{intro}, {r.slots['org']} does not yet reach {first.name}: {count(first)}"
+    covered = join([f"{t.own_assessed} of {t.name}'s {t.own_in_pack}" for t in tiers])
+    higher = [count(t) for t in tiers[1:]] if not reached else []
+    # One sentence, so the readers who share the counts do not share a sentence.
+    above = f", and above {first.name}, {join(higher)}" if higher else ""
+    text = f"{lead}; the assessment covered {covered}{above}."
+    return text + (f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else "")
 
 
 def tier_point(r: Reading) -> str | None:
@@ -116,6 +126,9 @@ def findings(r: Reading) -> Output:
     return paras, bullets
 
 
+POLICY_STEP = "writing the missing security policy"   # the plan's first step when no policy exists
+
+
 # Who reads the cost in the body; the board and the chief executive read it in their key points.
 PAYER = frozenset({"cfo", "small_business_owner"})
 
@@ -142,7 +155,7 @@ def _listed(r: Reading, indices: list[int]) -> list[str]:
     rest = len(indices) - MAX_LISTED
     return items + ([f"{rest} more, in the appendix"] if rest > 0 else [])
 # Who is told what open items mean for the certificate, attestation or report that customers read.
-DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner"})
+DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner", "general_counsel"})
 # Frameworks whose result is a document customers and acquirers read (attestation, certificate, ROC/SAQ):
 # there finance and the owner are told too.
 ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials"})
@@ -188,13 +201,13 @@ def _group_finding(r: Reading, group, first: bool = True) -> str:
     topic = group.topic
     stake = r.stake(topic)
     lead = r.fill(r.plan.finding, topic=topic.label, Topic=cap(topic.label), angle=stake, Angle=cap(stake))
-    items = [f"{r.slots['org']} has no documented security policy"] if group.policy else []
+    items = ["no documented security policy exists"] if group.policy else []
     # What a requirement obliges is spelled out for the readers who build or test it, and for a decision
     # maker once, on the first item; the appendix gives it for every open requirement.
     explain = r.relation != "decision_maker" or first
     items += [r.item_clause(i, with_obligation=explain and n == 0) for n, i in enumerate(group.indices[:2])]
     more = group.indices[2:]
-    text = f"{lead.rstrip('.')}; at {r.slots['org']}, {'; '.join(items)}"   # one requirement per clause
+    text = f"{lead.rstrip('.')}; here, {'; '.join(items)}"   # one requirement per clause
     if more:
         text += f"; also open here: {r.refs(more, limit=MAX_NAMED)}"
     return text + "."
@@ -205,6 +218,7 @@ DELIVERABLE_LEAD = {
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
     "small_business_owner": "What a partner, bank or insurer asking for proof will see",
+    "general_counsel": "For counsel, the open items bound what {org} can truthfully certify, attest or report",
 }
 
 
@@ -254,7 +268,7 @@ def others(r: Reading) -> Output:
         return [], []
     head = "Every open item sits with other owners:" if not r.groups and not r.policy_first else \
         f"Other owners hold {_word(n)} more open {'item' if n == 1 else 'items'}:"
-    return [head], ([cap(POLICY) + ": missing"] if r.policy_elsewhere else []) + _listed(r, list(r.others))
+    return [head], (["Documented security policy: missing"] if r.policy_elsewhere else []) + _listed(r, list(r.others))
 
 
 def strengths(r: Reading) -> Output:
@@ -351,7 +365,7 @@ def effort(r: Reading) -> Output:
     whole = line("Whole assessment", plan.total)
     if not r.groups and not r.policy_first:
         return ["The open work sits with other owners; for reference in planning:"], [whole]
-    bullets = [line("A documented security policy", plan.policy_effort)] if r.policy_first else []
+    bullets = [line(cap(POLICY_STEP), plan.policy_effort)] if r.policy_first else []
     lo = hi = 0
     for g in r.groups:
         a, b = plan.effort(g.indices)
@@ -378,7 +392,7 @@ def sequence(r: Reading) -> Output:
     steps = [s for s in plan.steps if mine & set(s.indices) or (policy and not s.indices)]
     if not steps:
         return ["No step of the shared work plan falls to you; the other owners' steps set the dates."], []
-    bullets = [f"{s.window}{when(r.f, s.last_week)}: {s.topic.label if s.indices else POLICY}" for s in steps]
+    bullets = [f"{s.window}{when(r.f, s.last_week)}: {s.topic.label if s.indices else POLICY_STEP}" for s in steps]
     return ["The work plan, in order:" if r.whole else "Your steps in the shared work plan:"], bullets
 
 

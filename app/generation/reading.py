@@ -21,7 +21,7 @@ MAX_GROUPS = 4       # topic groups discussed in the body of one report
 MAX_NAMED = 4        # requirements named per group; the rest are counted and left to the appendix
 MAX_FACTS = 3        # sourced facts quoted in one report
 GENERIC_DATA = "sensitive data"
-POLICY = "a documented security policy"
+POLICY = "the missing security policy"   # named among requirements: in lists, "starting with ..."
 # Readers who answer for the whole organization see the whole assessment from their angle; outside
 # readers do too. Everyone else reads the topics they own (persona `topics`) and who owns the rest.
 WHOLE_SCOPE = frozenset({"board_member", "ceo_president", "cfo", "coo", "general_counsel", "small_business_owner",
@@ -74,7 +74,8 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
                 "industry": _industry_name(facts.industry),
                 "served": ind.served if ind else f"the people {facts.organization} serves",
-                "one_served": ind.one_served if ind else f"someone {facts.organization} serves"}
+                "one_served": ind.one_served if ind else f"someone {facts.organization} serves",
+                "systems": ind.systems if ind else "the main systems"}
     return facts.memo("slots", build)
 
 
@@ -124,7 +125,9 @@ class Reading:
         self.met_mine = tuple(i for i, r in enumerate(reqs)
                               if r.status == "met" and (self.whole or main_topic(facts, i) in mine))
         covered = {t for ts in facts.topics for t in ts}
-        self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered)
+        # "Not assessed here" names only what the framework could have assessed: Part 500 has no change control.
+        can = self.framework.covers if self.framework else frozenset(mine)
+        self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered and t in can)
         self.plan_blocks = {b for section in plan.sections for b in section.blocks}
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
         self.slots = slots_for(facts)
@@ -253,13 +256,15 @@ def refs_of(facts: AssessmentFacts) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class Tier:
     """One tier of a tiered framework (CIS Implementation Group, Essential Eight maturity level, CMMC level):
-    the requirements assessed that the tier includes (its own and every lower tier's), how many are met,
-    and how many the tier has in the pack."""
+    the requirements assessed that the tier includes (its own and every lower tier's) and how many are met;
+    the same for the tier's own requirements; and how many of its own the pack holds."""
 
     name: str
     assessed: int
     met: int
-    in_pack: int
+    own_assessed: int
+    own_met: int
+    own_in_pack: int
 
 
 def tiers_of(facts: AssessmentFacts) -> tuple[tuple[Tier, ...], str | None]:
@@ -274,13 +279,15 @@ def tiers_of(facts: AssessmentFacts) -> tuple[tuple[Tier, ...], str | None]:
         # Distinct requirements per tier: a pack may key one requirement under several id forms.
         in_pack = [len({(info["title"], info["obliges"]) for info in pack.requirements.values()
                         if rank.get(info.get("designation")) == n}) for n in range(len(rank))]
+        met = [facts.requirements[i].status == "met" for i in range(len(own))]
         tiers = []
         for n, name in enumerate(pack.designations):
-            if n not in own:
+            mine = [i for i, k in enumerate(own) if k == n]
+            if not mine:
                 continue   # nothing of this tier itself was assessed
-            these = [i for i, k in enumerate(own) if k is not None and k <= n]
-            met = sum(1 for i in these if facts.requirements[i].status == "met")
-            tiers.append(Tier(name, len(these), met, sum(in_pack[: n + 1])))
+            upto = [i for i, k in enumerate(own) if k is not None and k <= n]
+            tiers.append(Tier(name, len(upto), sum(met[i] for i in upto), len(mine), sum(met[i] for i in mine),
+                              in_pack[n]))
         # A tier includes the tiers below it, so the highest tier whose assessed requirements are all met is
         # reached, provided the lowest tier was assessed at all.
         full = [t.name for t in tiers if t.met == t.assessed]

@@ -98,6 +98,9 @@ def basis(r: Reading) -> dict:
             paragraphs.append(basis_sentence(r.f))
             if not r.f.day_rate:
                 bullets.append(f"{BLS_SOURCE['source']}, {BLS_SOURCE['url']}")
+        if plan.policy_effort != (0, 0):
+            bullets.append(f"Planning table, writing the missing security policy: {plan.policy_effort[0]}-"
+                           f"{plan.policy_effort[1]} person-days, once")
         topics = dict.fromkeys(main_topic(r.f, i) for i in plan.per_requirement)
         for tid in topics:
             t = r.content.topics[tid]
@@ -161,11 +164,13 @@ def summary(r: Reading) -> str:
         return r.fill(r.p.summary_elsewhere)
     # The reader's first three items in the order the sections take them (the shared plan's), the first
     # being the one the key points and the call to action start with; all are named in the sections.
-    if r.whole:   # the lead item of each of the areas the report argues for this reader
+    first = [] if r.first_item is None else [r.first_item]
+    if r.whole:   # the first item to close, then the lead item of each area the report argues for this reader
         own = [g for g in r.groups if g.topic.id in r.p.topics and g.indices] or [g for g in r.groups if g.indices]
-        names = [POLICY] * _owns_policy(r) + [r.ref(g.indices[0]) for g in own]
+        leads = first + [g.indices[0] for g in own if g.indices[0] not in first]
     else:
-        names = [POLICY] * _owns_policy(r) + [r.ref(i) for i in r.mine_open]
+        leads = first + [i for i in r.mine_open if i not in first]
+    names = [POLICY] * _owns_policy(r) + [r.ref(i) for i in leads]
     items = names[:3]
     listed = ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
     return f"{r.fill(r.p.summary)} {r.fill(r.plan.lead, items=listed)}"

@@ -172,7 +172,7 @@ def test_the_fields_fill_with_a_client_name(key, field):
     text = getattr(C.frameworks[key], field)
     filled = text.format(org="Northwind Clinics", Org="Northwind Clinics", framework="X", a_framework="an X",
                          A_framework="An X", framework_name="X", data="data", industry="industry",
-                         served="patients", one_served="a patient")
+                         served="patients", one_served="a patient", systems="the main systems")
     assert "{" not in filled and "}" not in filled
 
 

@@ -17,6 +17,8 @@ import pytest
 from tests.embed import embed_path, generate, submit, view_path
 from tests.support.browser import ARTIFACTS, PageWatch, axe_violations, require_browser
 
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
+
 sync_api = require_browser()
 
 REQUIREMENTS = [

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pypdf
+import pytest
 from PIL import Image, ImageDraw
 
 from app.extensions import db
@@ -21,6 +22,8 @@ from app.models import ApiKey
 from tests.embed import embed_path, generate, submit, view_path
 from tests.embed.test_embed_browser import REQUIREMENTS
 from tests.support.browser import ARTIFACTS, PageWatch, axe_violations, require_browser
+
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
 
 sync_api = require_browser()
 

@@ -15,6 +15,8 @@ from app.extensions import db
 from app.models import Report
 from tests.embed import embed_path, generate, submit, view_path
 
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
+
 LABELS = [m.label for m in METHODOLOGIES]   # "SPIN Selling", "Challenger Sale", ...
 
 

@@ -20,6 +20,8 @@ from app.models import ApiKey, EmbedPdf
 from tests.embed import embed_path, generate, submit, view_path
 from tests.support.browser import ARTIFACTS
 
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
+
 
 @pytest.fixture
 def generated(client, auth) -> tuple[dict, dict]:

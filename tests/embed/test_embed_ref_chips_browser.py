@@ -17,6 +17,8 @@ from tests.embed import embed_path, generate, submit, view_path
 from tests.embed.test_embed_browser import REQUIREMENTS
 from tests.support.browser import PageWatch, require_browser
 
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
+
 sync_api = require_browser()
 
 STATUS = {r["id"]: r["status"] for r in REQUIREMENTS}

@@ -28,14 +28,16 @@ def test_an_assessment_with_an_open_ig1_safeguard_does_not_reach_ig1():
     f = cis(("CIS 3.14", "not_met"), ("6.3", "partially_met"), ("Safeguard 11.2", "met"), ("12.2", "met"))
     tiers, reached = tiers_of(f)
     assert reached is None
-    assert [(t.name, t.assessed, t.met, t.in_pack) for t in tiers] == [
-        ("IG1", 2, 1, 56), ("IG2", 3, 2, 130), ("IG3", 4, 2, 153)]
+    assert [(t.name, t.assessed, t.met, t.own_assessed, t.own_met, t.own_in_pack) for t in tiers] == [
+        ("IG1", 2, 1, 2, 1, 56), ("IG2", 3, 2, 1, 1, 74), ("IG3", 4, 2, 1, 0, 23)]
     for persona in ("ciso", "board_member", "external_auditor", "network_admin"):
         body = text(ENGINE.write(f, persona, "spin"))
         assert "IG1 not yet reached: 1 of its 2 assessed safeguards open" in body, persona   # a key point
     for persona in ("ciso", "compliance_officer", "external_auditor", "insurance_underwriter"):
         body = text(ENGINE.write(f, persona, "spin"))
-        assert "the organization does not yet reach IG1: IG1, 1 of the 2 safeguards assessed is met" in body, persona
+        assert ("the organization does not yet reach IG1: 1 of the 2 IG1 safeguards assessed is met; the assessment "
+                "covered 2 of IG1's 56, 1 of IG2's 74 and 1 of IG3's 23, and above IG1, the one IG2 safeguard "
+                "assessed is met and the one IG3 safeguard assessed is not met.") in body, persona
     assert "essential cyber hygiene" in text(ENGINE.write(f, "ciso", "spin"))
 
 

@@ -4,9 +4,13 @@ under the portal's CSP, a refused SVG comes back as the field's error, and the l
 
 from __future__ import annotations
 
+import pytest
+
 from tests.keys.test_brand import png_bytes
 from tests.portal.test_portal_browser import PARTNER, app, shoot, sign_in, user  # noqa: F401 - fixtures
 from tests.support.browser import PageWatch, axe_violations, require_browser
+
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
 
 sync_api = require_browser()
 expect = sync_api.expect

@@ -22,6 +22,8 @@ from tests.factories import submission
 from tests.portal import PASSWORD, make_user
 from tests.support.browser import ARTIFACTS, PageWatch, axe_violations, require_browser
 
+pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
+
 sync_api = require_browser()
 expect = sync_api.expect
 
