@@ -105,6 +105,11 @@ def findings(r: Reading) -> Output:
         return ([paras[0], tier, *paras[1:]] if tier and paras else paras), bullets
     paras = [policy_finding(r)] if r.policy_first else []
     paras += [tier] if tier else []
+    # Counsel reads first what the open items mean for what can be certified or reported; the others after
+    # the areas that are theirs.
+    note = _deliverable_note(r) if _gets_deliverable(r) else None
+    if note and r.p.id in COUNSEL_FIRST:
+        paras.append(note)
     if not r.groups:
         if not paras:
             paras.append("Nothing open falls in your area.")
@@ -114,9 +119,8 @@ def findings(r: Reading) -> Output:
     own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
     rest = [g for g in r.groups if g not in own]
     paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
-    if _gets_deliverable(r):
-        note = _deliverable_note(r)
-        paras += [note] if note else []
+    if note and r.p.id not in COUNSEL_FIRST:
+        paras.append(note)
     if "exposure" not in r.plan_blocks:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
@@ -127,6 +131,9 @@ def findings(r: Reading) -> Output:
 
 
 POLICY_STEP = "writing the missing security policy"   # the plan's first step when no policy exists
+
+
+COUNSEL_FIRST = frozenset({"general_counsel"})
 
 
 # Who reads the cost in the body; the board and the chief executive read it in their key points.
@@ -218,7 +225,7 @@ DELIVERABLE_LEAD = {
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
     "small_business_owner": "What a partner, bank or insurer asking for proof will see",
-    "general_counsel": "For counsel, the open items bound what {org} can truthfully certify, attest or report",
+    "general_counsel": "For counsel, the first question is what {org} can truthfully certify or report",
 }
 
 
