@@ -2,7 +2,8 @@
 
 Effort per open requirement comes from the planning table in app/content/topics.toml (person-days
 by topic and status: our stated assumption, printed in each report's appendix). Steps take the
-topics with open requirements, the ones with most not-met items first; each step lasts as many
+topics with open requirements, lowest tier first where the framework has tiers, then in `RISK_ORDER`
+(sign-in, backups, patching before the rest), then most not-met items first; each step lasts as many
 weeks as one person needs for its upper estimate (five working days a week), and the next step
 starts halfway through it, so the plan overlaps work the way a small team does.
 """
@@ -13,11 +14,16 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from ..content import TOPICS, Topic, load
+from ..content import Topic, load
 from .facts import AssessmentFacts
 
 DAYS_PER_WEEK = 5
 UNMAPPED = "governance"   # a requirement no pack or title places is priced as governance work
+# The order in which closing a topic's gaps cuts the most likely loss first, the order insurers' conditions of
+# cover and CISA's baseline guidance put them in: sign-in (MFA), recoverable backups, patching and malware, a
+# response plan, staff who spot phishing, then detection and the rest. The plan follows it within a tier.
+RISK_ORDER = ("access", "backup", "vuln", "incident", "hr", "logging", "network", "encryption", "vendor",
+              "governance", "asset", "change", "privacy", "sdlc", "physical")
 
 
 @dataclass(frozen=True)
@@ -90,8 +96,8 @@ def _work_plan(facts: AssessmentFacts) -> WorkPlan:
     tier = _tier_ranks(facts)
     for tid in by_topic:
         by_topic[tid].sort(key=lambda i: tier[i])
-    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), -not_met[tid],
-                                              -len(by_topic[tid]), TOPICS.index(tid)))
+    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), RISK_ORDER.index(tid),
+                                              -not_met[tid], -len(by_topic[tid])))
     steps, start = [], 1
     policy = (0, 0)
     if not facts.has_policy:   # the policy comes first: the controls are owned and mandated by it
