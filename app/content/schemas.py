@@ -144,7 +144,7 @@ class RequirementInfoSchema(Schema):
     title = fields.String(required=True, validate=_text)
     obliges = Text(required=True)
     # The designation the framework itself gives the requirement, from the pack's `designations`:
-    # "required"/"addressable" (HIPAA), "IG1" (CIS), "ML2" (Essential Eight), "Level 2" (CMMC).
+    # "required"/"addressable" (HIPAA), "IG1" (CIS), "ML2" (Essential Eight), "L2" (CMMC).
     designation = fields.String(load_default="", validate=validate.Length(max=40))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
 from ..content import Persona
-from .blocks import BLOCKS, _owns_policy, key_points
+from .blocks import BLOCKS, POLICY_STEP, _owns_policy, key_points
 from .consistency import check_report
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
@@ -99,7 +99,7 @@ def basis(r: Reading) -> dict:
             if not r.f.day_rate:
                 bullets.append(f"{BLS_SOURCE['source']}, {BLS_SOURCE['url']}")
         if plan.policy_effort != (0, 0):
-            bullets.append(f"Planning table, writing the missing security policy: {plan.policy_effort[0]}-"
+            bullets.append(f"Planning table, {POLICY_STEP}: {plan.policy_effort[0]}-"
                            f"{plan.policy_effort[1]} person-days, once")
         topics = dict.fromkeys(main_topic(r.f, i) for i in plan.per_requirement)
         for tid in topics:
