@@ -79,6 +79,7 @@ class Framework:
     designations: tuple[str, ...] = ()   # the designations requirements may carry, in the framework's order
     tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
     tier_note: str = ""         # what the tiers mean, with its source
+    first_topics: tuple[str, ...] = ()   # topics that lead the work plan for this framework
 
     def normal_id(self, ref: str) -> str:
         """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
@@ -351,7 +352,7 @@ def _framework(data: dict) -> Framework:
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
-                     tier_note=data["tier_note"])
+                     tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]))
 
 
 def _files(root: Path, folder: str) -> list[Path]:

@@ -171,6 +171,9 @@ class FrameworkSchema(Schema):
     tier_term = fields.String(load_default="", validate=validate.Length(max=80))
     # One sentence on what the tiers mean, with its source ("" when the designations are not tiers).
     tier_note = Text(load_default="")
+    # Topics that lead the work plan for this framework, ahead of the general risk order, where the framework
+    # itself builds on them (HIPAA: the risk analysis every other safeguard rests on). Empty for most.
+    first_topics = fields.List(fields.String(validate=validate.OneOf(TOPICS)), load_default=list)
     schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
     requirements = fields.Dict(keys=fields.String(), values=fields.Nested(RequirementInfoSchema),
                                load_default=dict)

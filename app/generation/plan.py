@@ -96,7 +96,9 @@ def _work_plan(facts: AssessmentFacts) -> WorkPlan:
     tier = _tier_ranks(facts)
     for tid in by_topic:
         by_topic[tid].sort(key=lambda i: tier[i])
-    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), RISK_ORDER.index(tid),
+    pack = facts.framework_pack
+    risk = (*pack.first_topics, *(t for t in RISK_ORDER if t not in pack.first_topics)) if pack else RISK_ORDER
+    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), risk.index(tid),
                                               -not_met[tid], -len(by_topic[tid])))
     steps, start = [], 1
     policy = (0, 0)

@@ -1,0 +1,41 @@
+"""The shared plan's order (issue 28/29 readers: "first to close" must follow risk, not counting): within a
+tier, sign-in, backups and patching come before the rest; a framework that builds on one topic puts it first
+(HIPAA's risk analysis); the summary, the key points and the call to action all start with the same item."""
+
+from __future__ import annotations
+
+from app.generation.facts import AssessmentFacts
+from app.generation.plan import RISK_ORDER, work_plan
+from app.generation.template_engine import TemplateEngine
+
+ENGINE = TemplateEngine()
+
+
+def facts(framework: str, rows) -> AssessmentFacts:
+    return AssessmentFacts.from_submission({
+        "framework": framework, "industry": "Software", "policy": "YES",
+        "requirements": [{"id": rid, "title": title, "status": status} for rid, title, status in rows]})
+
+
+def test_sign_in_comes_before_a_topic_with_more_absent_controls():
+    f = facts("SOC 2", [("CC7.2", "Monitoring", "not_met"), ("CC7.3", "Event evaluation", "not_met"),
+                        ("CC8.1", "Change management", "not_met"), ("CC6.1", "Logical access", "partially_met")])
+    steps = [s.topic.id for s in work_plan(f).steps]
+    assert steps[0] == "access" and steps.index("access") < steps.index("logging") < steps.index("change")
+    report = ENGINE.write(f, "ciso", "spin")
+    assert "First to close: Logical access (CC6.1), partly met" in report["keyPoints"]
+    summary = report["summary"]
+    others = [summary.index(ref) for ref in ("Monitoring (CC7.2)", "Event evaluation (CC7.3)") if ref in summary]
+    assert "Logical access (CC6.1)" in summary and all(summary.index("Logical access (CC6.1)") < i for i in others)
+    assert report["callToAction"].rstrip(".").endswith("starting with Logical access (CC6.1)")
+
+
+def test_hipaa_puts_the_risk_analysis_first():
+    f = facts("HIPAA", [("164.312(d)", "Person or entity authentication", "not_met"),
+                        ("164.308(a)(1)(ii)(A)", "Risk analysis", "not_met")])
+    assert [s.topic.id for s in work_plan(f).steps] == ["governance", "access"]
+
+
+def test_the_risk_order_names_every_topic_once():
+    from app.content import TOPICS
+    assert sorted(RISK_ORDER) == sorted(TOPICS)
