@@ -49,8 +49,9 @@ def reading_for(facts: AssessmentFacts, persona_id: str, methodology_id: str) ->
 
 # How a reader should understand the two open statuses, in the terms of their relation.
 STATUS_NOTE = {
-    "decision_maker": "Not met means there is nothing to show for it; partly met means a control exists but "
-                      "the assessment does not say where it stops.",
+    "decision_maker": "Not met means the assessment found the requirement not in place, or not working as it "
+                      "requires; partly met means it is in place in part, and the assessment does not say where "
+                      "it stops.",
     "operator": "A not-met item has nothing to extend and must be built; a partly met one already works "
                 "somewhere, so the first task is to find where it stops.",
     "outside_reader": "Statuses are as recorded by the assessment, not tested for this report. Read not met as "
