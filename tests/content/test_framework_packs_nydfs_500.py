@@ -186,12 +186,6 @@ def test_every_requirement_has_a_title_obliges_and_a_topic():
         assert set(NY.topics_of_id(rid)) <= set(TOPICS), rid
 
 
-def test_topic_lists_use_the_vocabulary():
-    for scheme in NY.schemes:
-        for prefix, topics in scheme.prefixes:
-            assert prefix == prefix.lower() and topics and set(topics) <= set(TOPICS), prefix
-
-
 # ------------------------------------------------------------------ pack-level text and facts
 def test_pack_fields():
     assert NY.key == "nydfs_500" and NY.short == "Part 500"

@@ -18,6 +18,14 @@ def content_copy(tmp_path) -> Path:
     return root
 
 
+@pytest.mark.parametrize("key", sorted(load().frameworks))
+def test_every_packs_topic_lists_use_the_vocabulary(key):
+    """One check for every framework pack: id prefixes are lower case and map to topics of the vocabulary."""
+    for scheme in load().frameworks[key].schemes:
+        for prefix, topics in scheme.prefixes:
+            assert prefix == prefix.lower() and topics and set(topics) <= set(TOPICS), (key, prefix)
+
+
 def test_every_file_loads_and_covers_the_catalogue():
     content = load()
     assert len(content.personas) == 25 and len(content.methodologies) == 10
