@@ -11,7 +11,8 @@ WAITRESS_THREADS ?= 16
 # and close one idle for 30 s. See the README's "Isolation and abuse".
 WAITRESS_CONNECTION_LIMIT ?= 1000
 WAITRESS_CHANNEL_TIMEOUT ?= 30
-SERVE := $(BIN)/waitress-serve --listen=$(HOST):$(PORT) --threads=$(WAITRESS_THREADS) \
+# app.serving is waitress-serve with a graceful stop on SIGTERM (see its docstring and the README).
+SERVE := $(BIN)/python -m app.serving --listen=$(HOST):$(PORT) --threads=$(WAITRESS_THREADS) \
 	--connection-limit=$(WAITRESS_CONNECTION_LIMIT) --channel-timeout=$(WAITRESS_CHANNEL_TIMEOUT) --asyncore-use-poll \
 	wsgi:app
 

@@ -72,11 +72,32 @@ def configure_logging() -> None:
 
 
 def start_background_work(app: Flask) -> None:
-    """Start what a serving process runs: the webhook sender (resuming pending deliveries) and a PDF worker."""
+    """Start what a serving process runs: the webhook sender (resuming pending deliveries), the watchdog
+    that finishes runs whose process died, and a PDF worker."""
     from .embed import printing
 
     app.extensions["webhook_sender"].start()
-    printing.warm_up(app.config["EMBED_PDF_MAX_CONCURRENT"])
+    app.extensions["run_watchdog"].start()
+    printing.warm_up()
+
+
+def stop_background_work(app: Flask, deadline: float) -> None:
+    """Hand back or finish what the process runs, by `deadline` (time.monotonic()): webhook attempts in
+    flight are finished and recorded (or their claims released), runs finish (or are handed to another
+    process at once), print workers stop and the last view counts are written."""
+    import time
+
+    from .embed import printing
+    from .generation import service
+
+    app.extensions["run_watchdog"].stop()
+    app.extensions["webhook_sender"].stop(timeout=max(0.0, deadline - time.monotonic()))
+    while service.runs_in_process() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with app.app_context():
+        service.hand_back(service.runs_in_process())
+    printing.shut_down()
+    app.extensions["view_counter"].stop()
 
 
 def register_extensions(app: Flask) -> None:

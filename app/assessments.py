@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import timedelta
 
 from flask import Response, current_app, request
-from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, not_, select
+from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, not_, or_, select
 from sqlalchemy.orm import joinedload, selectinload
 from werkzeug.routing import BaseConverter
 
@@ -43,9 +43,17 @@ class IdConverter(BaseConverter):
 
 
 def running_claim(config) -> ColumnElement[bool]:
-    """An assessment whose run holds a fresh claim (a stale one is a run that died and may be taken over)."""
-    stale = utcnow() - timedelta(seconds=config["GENERATION_CLAIM_TIMEOUT_SECONDS"])
-    return and_(Assessment.status == "generating", Assessment.generation_started_at >= stale)
+    """An assessment whose run is alive: its heartbeat is fresh. A run silent for RUN_STALE_SECONDS died
+    with its process; it holds no slot and may be taken over (app/generation/recovery.py)."""
+    stale = utcnow() - timedelta(seconds=config["RUN_STALE_SECONDS"])
+    return and_(Assessment.status == "generating", Assessment.run_heartbeat_at >= stale)
+
+
+def stranded_run(config) -> ColumnElement[bool]:
+    """An assessment left `generating` by a run whose heartbeat stopped."""
+    stale = utcnow() - timedelta(seconds=config["RUN_STALE_SECONDS"])
+    return and_(Assessment.status == "generating",
+                or_(Assessment.run_heartbeat_at.is_(None), Assessment.run_heartbeat_at < stale))
 
 
 def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:

@@ -64,15 +64,20 @@ def _bool(env: dict, name: str, default: bool) -> bool:
     raise ConfigError(f"{name} must be true or false, got {raw!r}")
 
 
-def _backoff(env: dict) -> tuple[float, ...]:
-    raw = env.get("WEBHOOK_BACKOFF_SECONDS") or "1,4,16"
+def _seconds_list(env: dict, name: str, default: str) -> tuple[float, ...]:
+    raw = env.get(name) or default
     try:
         waits = tuple(float(part) for part in raw.split(",") if part.strip())
     except ValueError:
-        raise ConfigError(f"WEBHOOK_BACKOFF_SECONDS must be numbers separated by commas, got {raw!r}") from None
-    if not waits or any(w < 0 for w in waits):
-        raise ConfigError("WEBHOOK_BACKOFF_SECONDS needs at least one non-negative number")
+        raise ConfigError(f"{name} must be numbers separated by commas, got {raw!r}") from None
+    if any(w < 0 for w in waits) or (default and not waits):
+        raise ConfigError(f"{name} needs {'at least one' if default else 'only'} non-negative number"
+                          f"{'' if default else 's'}")
     return waits
+
+
+def _backoff(env: dict) -> tuple[float, ...]:
+    return _seconds_list(env, "WEBHOOK_BACKOFF_SECONDS", "1,4,16")
 
 
 def normalize_database_url(url: str) -> str:
@@ -106,7 +111,15 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "OPENAI_TEMPERATURE": _temperature(env),
         "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
         "GENERATION_MAX_CONCURRENT_PER_PARTNER": _int(env, "GENERATION_MAX_CONCURRENT_PER_PARTNER", 2, minimum=1),
-        "GENERATION_CLAIM_TIMEOUT_SECONDS": _int(env, "GENERATION_CLAIM_TIMEOUT_SECONDS", 900, minimum=1),
+        # A run proves it is alive every RUN_HEARTBEAT_SECONDS; one silent for RUN_STALE_SECONDS is taken over
+        # by a serving process (resumed, or failed after RUN_MAX_RECOVERIES take-overs). See the README.
+        "RUN_HEARTBEAT_SECONDS": _float(env, "RUN_HEARTBEAT_SECONDS", 5.0),
+        "RUN_STALE_SECONDS": _float(env, "RUN_STALE_SECONDS", 30.0),
+        "RUN_MAX_RECOVERIES": _int(env, "RUN_MAX_RECOVERIES", 2, minimum=0),
+        # How long storing a finished run is retried while the database is unreachable.
+        "RUN_STORE_RETRY_SECONDS": _float(env, "RUN_STORE_RETRY_SECONDS", 30.0),
+        # On SIGTERM: how long requests in flight and runs get to finish before the process exits.
+        "SHUTDOWN_GRACE_SECONDS": _float(env, "SHUTDOWN_GRACE_SECONDS", 20.0),
         # A retry whose Idempotency-Key is still running waits this long for its answer before a 409.
         "IDEMPOTENCY_WAIT_SECONDS": _float(env, "IDEMPOTENCY_WAIT_SECONDS", 2.0),
         "WEBHOOK_MAX_ATTEMPTS": _int(env, "WEBHOOK_MAX_ATTEMPTS", 3, minimum=1),
@@ -114,6 +127,8 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "WEBHOOK_TIMEOUT_SECONDS": _float(env, "WEBHOOK_TIMEOUT_SECONDS", 10.0),
         "WEBHOOK_ALLOW_PRIVATE_NETWORKS": _bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False),
         "WEBHOOK_CONCURRENCY": _int(env, "WEBHOOK_CONCURRENCY", 4, minimum=1),
+        # Rounds after a failed round (seconds after it failed); empty: the spec's three attempts only.
+        "WEBHOOK_RESCUE_SECONDS": _seconds_list(env, "WEBHOOK_RESCUE_SECONDS", ""),
         "TRUSTED_PROXIES": _int(env, "TRUSTED_PROXIES", 0),
         "AUTH_FAILURE_RATE_LIMIT": env.get("AUTH_FAILURE_RATE_LIMIT") or "60/minute",
         "EMBED_RATE_LIMIT": env.get("EMBED_RATE_LIMIT") or "600/minute",
@@ -122,6 +137,9 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "EMBED_PDF_RATE_LIMIT": env.get("EMBED_PDF_RATE_LIMIT") or "20/minute",
         "EMBED_PDF_MAX_CONCURRENT": _int(env, "EMBED_PDF_MAX_CONCURRENT", 2, minimum=1),
         "EMBED_PDF_WAIT_SECONDS": _float(env, "EMBED_PDF_WAIT_SECONDS", 60.0),
+        # A print worker is replaced after this many prints, or once its memory passes this many MB.
+        "EMBED_PDF_WORKER_MAX_PRINTS": _int(env, "EMBED_PDF_WORKER_MAX_PRINTS", 100, minimum=1),
+        "EMBED_PDF_WORKER_MAX_MB": _int(env, "EMBED_PDF_WORKER_MAX_MB", 300, minimum=50),
         # The name the pages give this service in their footer (a white-label brand hides it).
         "SERVICE_NAME": env.get("SERVICE_NAME") or "Compliance Report Service",
         "PORTAL_LOGIN_LIMIT_PER_ADDRESS": env.get("PORTAL_LOGIN_LIMIT_PER_ADDRESS") or "10/minute;100/hour",

@@ -134,6 +134,15 @@ class Assessment(db.Model):
     livemode: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     # Reports written so far by the running run (or by the last one): the progress an async caller polls.
     reports_done: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The run in progress (status `generating`): its id, which only its owner's writes carry; the owner's
+    # heartbeat, a few seconds apart while it runs (a run whose heartbeat stops is taken over, see
+    # app/generation/recovery.py); what it was asked (methodology, key) so another process can finish it;
+    # and how many times it was taken over.
+    run_token: Mapped[str | None] = mapped_column(String(32))
+    run_heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    run_methodology: Mapped[str | None] = mapped_column(String(40))
+    run_key_id: Mapped[int | None] = mapped_column(BigInteger)
+    run_recoveries: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     api_key: Mapped[ApiKey] = relationship()
     requirements: Mapped[list[Requirement]] = relationship(
@@ -227,6 +236,8 @@ class WebhookDelivery(db.Model):
     event_at: Mapped[str] = mapped_column(String(40))  # X-Service-Timestamp, ISO 8601
     status: Mapped[str] = mapped_column(String(20), default="pending")
     round_attempts: Mapped[int] = mapped_column(Integer, default=0)  # attempts in the current round
+    # Rescue rounds run after the first round failed (WEBHOOK_RESCUE_SECONDS); a redelivery starts at 0 again.
+    rescue_rounds: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     attempts: Mapped[list[dict]] = mapped_column(JSON, default=list)  # every attempt ever made
     next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -3,7 +3,8 @@
 The first request with a key claims it (a row in `idempotency_keys`, so every process sees it) and runs;
 its answer is stored for 24 hours. A retry with the same key and the same request gets that answer again
 with `Idempotent-Replayed: true` and changes nothing; the same key on a different request is a 422; a retry
-while the first still runs waits a moment for it and then answers 409. Answers that say "try again"
+while the first still runs waits a moment for it and then answers 409; once the process running the first
+has died (no heartbeat for RUN_STALE_SECONDS), the retry takes the key over and runs. Answers that say "try again"
 (409, 429, 5xx) are not stored: the key is released, so the retry runs. Keys are scoped to the partner
 and to the key's mode (live or test).
 """
@@ -99,7 +100,9 @@ def begin() -> Response | None:
     now = utcnow()
     _purge_expired(now)
     config = current_app.config
-    stale_after = timedelta(seconds=config["GENERATION_CLAIM_TIMEOUT_SECONDS"])
+    # A request holding a key proves it is alive: a generate's run stamps the key with its heartbeat.
+    # A key silent for RUN_STALE_SECONDS belongs to a request whose process died: a retry takes it over.
+    stale_after = timedelta(seconds=config["RUN_STALE_SECONDS"])
     wait_until = time.monotonic() + config["IDEMPOTENCY_WAIT_SECONDS"]
     while True:
         now = utcnow()

@@ -89,7 +89,7 @@ def pdf_for(assessment: Assessment, reports: list[Report], scope: str) -> bytes:
     if not slots.acquire(timeout=current_app.config["EMBED_PDF_WAIT_SECONDS"]):
         raise PdfBusy()
     try:
-        pdf = printing.print_pdf(_html(assessment, reports, scope), current_app.config["EMBED_PDF_MAX_CONCURRENT"])
+        pdf = printing.print_pdf(_html(assessment, reports, scope))
     except BrokenProcessPool:
         log.error("PDF of assessment %s (%s): the print worker died twice", assessment.id, scope)
         raise PdfFailed() from None
@@ -112,3 +112,5 @@ def _store(assessment_id: int, scope: str, fingerprint: str, pdf: bytes) -> None
 
 def init_app(app) -> None:
     app.extensions["embed_pdf_slots"] = threading.BoundedSemaphore(app.config["EMBED_PDF_MAX_CONCURRENT"])
+    printing.configure(app.config["EMBED_PDF_MAX_CONCURRENT"], app.config["EMBED_PDF_WORKER_MAX_PRINTS"],
+                       app.config["EMBED_PDF_WORKER_MAX_MB"])

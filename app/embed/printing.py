@@ -9,6 +9,11 @@ tunes its collector for printing alone.
 Workers come from a fork server (never a fork of the multi-threaded serving process), at most
 `EMBED_PDF_MAX_CONCURRENT`, started on first use (`warm_up` at server start-up). Of the app this
 module imports only the package itself (Flask and the settings), so a worker starts small.
+
+Workers are recycled: each exits after `EMBED_PDF_WORKER_MAX_PRINTS` prints (the pool starts a fresh
+one), and when a print leaves its worker above `EMBED_PDF_WORKER_MAX_MB` of memory, the pool is
+replaced (the old one finishes what it was given, then its workers exit). A worker's memory only grows:
+freed layout objects go back to Python's allocator, rarely to the system.
 """
 
 from __future__ import annotations
@@ -49,6 +54,20 @@ def print_html(html: str) -> bytes:
     return HTML(string=html, url_fetcher=_fetcher()).write_pdf(stylesheets=_stylesheets(_stamp()))
 
 
+def _resident_mb() -> float:
+    """This process's resident memory (Linux), in MB; 0 where /proc is missing."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def print_in_worker(html: str) -> tuple[bytes, float]:
+    """The print a worker runs: the PDF, and the worker's memory after it."""
+    return print_html(html), _resident_mb()
+
+
 def _start_worker() -> None:
     # What the imports built lives as long as the worker; the youngest generation holds 10,000 objects
     # instead of 700, since the default ran ~280 collections over each report's live layout tree
@@ -59,38 +78,72 @@ def _start_worker() -> None:
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
+# What printing is tuned with: (workers, prints per worker, MB per worker), set by the first caller.
+DEFAULT_LIMITS = (2, 100, 300)
+_limits = DEFAULT_LIMITS
 
 
-def _printer(workers: int) -> ProcessPoolExecutor:
-    """The process's pool of print workers, sized by the first caller."""
+def configure(workers: int, max_prints: int, max_mb: int) -> None:
+    global _limits
+    _limits = (workers, max_prints, max_mb)
+
+
+def _printer() -> ProcessPoolExecutor:
+    """The process's pool of print workers."""
     global _pool
     with _lock:
         if _pool is None:
+            workers, max_prints, _ = _limits
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
-            _pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+            _pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                        max_tasks_per_child=max_prints)
         return _pool
 
 
-def _replace(broken: ProcessPoolExecutor) -> None:
+def _replace(old: ProcessPoolExecutor, *, cancel: bool) -> None:
+    """Start the next print in a new pool; the old one is shut down (its queued prints cancelled when
+    `cancel`, as after a crash, or finished first, as when it is only recycled)."""
     global _pool
     with _lock:
-        if _pool is broken:
+        if _pool is old:
             _pool = None
-    broken.shutdown(wait=False, cancel_futures=True)
+    old.shutdown(wait=False, cancel_futures=cancel)
 
 
-def print_pdf(html: str, workers: int) -> bytes:
+def _print(pool: ProcessPoolExecutor, html: str) -> bytes:
+    pdf, memory_mb = pool.submit(print_in_worker, html).result()
+    if memory_mb > _limits[2]:
+        _replace(pool, cancel=False)
+    return pdf
+
+
+def print_pdf(html: str) -> bytes:
     """Print in a worker process. If a worker died (killed, out of memory), the pool is replaced and the
     print runs once more in a new one."""
-    pool = _printer(workers)
+    pool = _printer()
     try:
-        return pool.submit(print_html, html).result()
+        return _print(pool, html)
     except BrokenProcessPool:
-        _replace(pool)
-        return _printer(workers).submit(print_html, html).result()
+        _replace(pool, cancel=True)
+        return _print(_printer(), html)
 
 
-def warm_up(workers: int) -> None:
+def worker_pids() -> list[int]:
+    """The print workers running now (for the operations checks and the tests)."""
+    with _lock:
+        return sorted(p.pid for p in (_pool._processes or {}).values()) if _pool is not None else []
+
+
+def warm_up() -> None:
     """Start a worker and load its fonts in the background, so the first reader's PDF does not wait for them."""
-    _printer(workers).submit(print_html, "<!doctype html><title>-</title><p>-</p>")
+    _printer().submit(print_in_worker, "<!doctype html><title>-</title><p>-</p>")
+
+
+def shut_down() -> None:
+    """Stop the workers (the process is stopping): queued prints are cancelled."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)

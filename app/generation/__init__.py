@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from flask import Flask
 
 from .engines import build_engine
+from .recovery import RunWatchdog
 
 
 def init_app(app: Flask) -> None:
@@ -20,4 +21,5 @@ def init_app(app: Flask) -> None:
     app.extensions["report_engine"] = engine
     app.extensions["generation_pool"] = pool
     app.extensions["generation_runner"] = runner
+    app.extensions["run_watchdog"] = RunWatchdog(app)   # started by a serving process (start_background_work)
     atexit.register(pool.shutdown, wait=False, cancel_futures=True)

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import secrets
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for_futures
 from dataclasses import dataclass
 
-from flask import current_app
+import tenacity
+from flask import current_app, g
 from sqlalchemy import bindparam, func, insert, not_, select, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
 from ..assessments import assessment_record, get_assessment, new_token, owned_by, running_claim
 from ..catalog import PERSONAS
 from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
-from ..models import ApiKey, Assessment, Partner, Report, Requirement, iso_utc, utcnow
+from ..models import ApiKey, Assessment, IdempotencyKey, Partner, Report, Requirement, iso_utc, utcnow
 from ..webhooks.outbox import notify_sender, queue_generation_event
 from .billing import record_usage
 from .content import stored_content
@@ -50,13 +54,63 @@ def _result(persona: str, content: dict) -> PersonaResult:
 BUSY_RETRY_AFTER_SECONDS = 10
 
 
-def claim(key: AuthenticatedKey, assessment_id: int, previous: str) -> str:
+@dataclass(frozen=True)
+class Run:
+    """One claimed run: its assessment, its id (only writes carrying it count), what it was asked, and
+    the status to put back if it fails before storing anything."""
+
+    assessment_id: int
+    token: str
+    methodology: str
+    previous_status: str
+
+
+class RunTakenOver(Exception):
+    """The run went silent long enough for another process to take it over; its result is not stored."""
+
+
+# Errors that mean "the database is unreachable right now" (a restart, a failover, a cut connection).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+
+# The runs this process is executing, by token: on a graceful stop, those not finished by the deadline
+# are handed back (their heartbeat cleared) so another process takes them over at once.
+_runs_here: dict[str, int] = {}
+_runs_lock = threading.Lock()
+
+
+def runs_in_process() -> dict[str, int]:
+    with _runs_lock:
+        return dict(_runs_here)
+
+
+def hand_back(runs: dict[str, int]) -> None:
+    """Clear the heartbeat of runs this process will not finish (it is stopping), so another process takes
+    them over at its next look instead of after RUN_STALE_SECONDS."""
+    if not runs:
+        return
+    try:
+        db.session.execute(update(Assessment).where(Assessment.run_token.in_(list(runs)),
+                                                    Assessment.status == "generating").values(run_heartbeat_at=None))
+        db.session.commit()
+        log.warning("handed back %d unfinished run(s) to the other processes", len(runs))
+    except SQLAlchemyError:
+        log.warning("could not hand back unfinished runs; they are taken over once their heartbeat is stale",
+                    exc_info=True)
+        db.session.rollback()
+    finally:
+        db.session.remove()
+
+
+def new_run_token() -> str:
+    return secrets.token_hex(16)
+
+
+def claim(key: AuthenticatedKey, assessment_id: int, previous: str, methodology: str) -> Run:
     """Move the assessment to `generating` atomically, within the partner's cap of concurrent runs.
 
-    409 while another run holds a fresh claim on this assessment; 429 `generation_busy` while the
-    partner already runs GENERATION_MAX_CONCURRENT_PER_PARTNER generations, so one partner cannot
-    hold every serving thread. Returns the status to put back if the run crashes before storing:
-    `previous`, or `submitted` when taking over a stale claim.
+    409 while another live run holds it; 429 `generation_busy` while the partner already runs
+    GENERATION_MAX_CONCURRENT_PER_PARTNER live generations, so one partner cannot hold every serving
+    thread. A run whose heartbeat stopped (its process died) holds nothing: this claim takes it over.
     """
     config = current_app.config
     running = running_claim(config)
@@ -66,11 +120,13 @@ def claim(key: AuthenticatedKey, assessment_id: int, previous: str) -> str:
     partner_runs = (select(func.count()).select_from(Assessment)
                     .where(Assessment.partner_id == key.partner_id, running).scalar_subquery())
     now = utcnow()
+    token = new_run_token()
     result = db.session.execute(
         update(Assessment)
         .where(Assessment.id == assessment_id, not_(running),
                partner_runs < config["GENERATION_MAX_CONCURRENT_PER_PARTNER"])
-        .values(status="generating", generation_started_at=now, updated_at=now, reports_done=0)
+        .values(status="generating", generation_started_at=now, updated_at=now, reports_done=0, run_token=token,
+                run_heartbeat_at=now, run_methodology=methodology, run_key_id=key.id, run_recoveries=0)
         .execution_options(synchronize_session=False))
     if result.rowcount != 1:
         busy_here = db.session.scalar(select(func.count()).where(Assessment.id == assessment_id, running))
@@ -82,8 +138,49 @@ def claim(key: AuthenticatedKey, assessment_id: int, previous: str) -> str:
                        f"Your account already runs {config['GENERATION_MAX_CONCURRENT_PER_PARTNER']} generations at"
                        " once, the most allowed; try again when one of them ends.",
                        headers={"Retry-After": str(BUSY_RETRY_AFTER_SECONDS)})
+    scope = g.get("idempotency")
+    if scope is not None:
+        # The request's Idempotency-Key now belongs to this run: the run's heartbeat keeps it held, and a
+        # process that finishes the run after this one died stores the run's answer under it.
+        db.session.execute(update(IdempotencyKey).where(
+            *(getattr(IdempotencyKey, name) == value for name, value in scope.items())).values(
+            assessment_id=assessment_id))
     db.session.commit()
-    return "submitted" if previous == "generating" else previous
+    return Run(assessment_id, token, methodology, "submitted" if previous == "generating" else previous)
+
+
+class Heartbeat:
+    """The run's proof of life: its owner's thread stamps `run_heartbeat_at` at least every
+    RUN_HEARTBEAT_SECONDS while the reports are written (and, for a run polled by an async caller,
+    `reportsDone` as each report is written), and keeps the Idempotency-Key of the request that
+    started it held. A failed write is logged and skipped: the run goes on."""
+
+    def __init__(self, run: Run, interval: float, progress: bool):
+        self.run, self.interval, self.progress = run, interval, progress
+        self._last = time.monotonic()
+        self._done = 0
+
+    def __call__(self, done: int | None = None, *, force: bool = False) -> None:
+        new_progress = self.progress and done is not None and done != self._done
+        if not (force or new_progress or time.monotonic() - self._last >= self.interval):
+            return
+        values = {"run_heartbeat_at": utcnow()}
+        if new_progress:
+            values["reports_done"] = done
+        try:
+            db.session.execute(update(Assessment).where(Assessment.id == self.run.assessment_id,
+                                                        Assessment.run_token == self.run.token).values(**values)
+                               .execution_options(synchronize_session=False))
+            db.session.execute(update(IdempotencyKey).where(IdempotencyKey.assessment_id == self.run.assessment_id,
+                                                            IdempotencyKey.state == "running")
+                               .values(locked_at=values["run_heartbeat_at"]))
+            db.session.commit()
+            self._last = time.monotonic()
+            if new_progress:
+                self._done = done
+        except SQLAlchemyError:   # e.g. the database restarting: the next beat tries again
+            log.warning("could not record the heartbeat of assessment %s", self.run.assessment_id, exc_info=True)
+            db.session.rollback()
 
 
 def load_facts(assessment_id: int) -> AssessmentFacts:
@@ -102,37 +199,25 @@ def load_facts(assessment_id: int) -> AssessmentFacts:
 
 
 def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts, methodology: str,
-            progress: Callable[[int], None] | None = None) -> list[PersonaResult]:
-    """Write the 25 reports in parallel; a failure fails its persona only. `progress` is told how many
-    are written as they finish."""
+            beat: Heartbeat | None = None) -> list[PersonaResult]:
+    """Write the 25 reports in parallel; a failure fails its persona only. `beat` is called as reports
+    finish and at least every heartbeat interval while they are being written."""
     futures = {pool.submit(engine.write, facts, p.id, methodology): p.id for p in PERSONAS}
     by_persona = {}
-    for done, future in enumerate(as_completed(futures), start=1):
-        persona = futures[future]
-        try:
-            by_persona[persona] = _result(persona, future.result())
-        except Exception as exc:  # noqa: BLE001 - any engine failure is recorded on its report
-            log.warning("report for persona %s failed: %s: %s", persona, type(exc).__name__, exc)
-            by_persona[persona] = PersonaResult(persona, None, f"{type(exc).__name__}: {exc}"[:500])
-        if progress is not None:
-            progress(done)
+    pending = set(futures)
+    while pending:
+        finished, pending = wait_for_futures(pending, timeout=beat.interval if beat else None,
+                                             return_when=FIRST_COMPLETED)
+        for future in finished:
+            persona = futures[future]
+            try:
+                by_persona[persona] = _result(persona, future.result())
+            except Exception as exc:  # noqa: BLE001 - any engine failure is recorded on its report
+                log.warning("report for persona %s failed: %s: %s", persona, type(exc).__name__, exc)
+                by_persona[persona] = PersonaResult(persona, None, f"{type(exc).__name__}: {exc}"[:500])
+        if beat is not None:
+            beat(len(by_persona))
     return [by_persona[p.id] for p in PERSONAS]
-
-
-def progress_writer(assessment_id: int) -> Callable[[int], None]:
-    """Record on the assessment how many reports the run has written: one small committed UPDATE per
-    report, which an async caller sees as `reportsDone` when it polls."""
-
-    def write(done: int) -> None:
-        try:
-            db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(reports_done=done)
-                               .execution_options(synchronize_session=False))
-            db.session.commit()
-        except SQLAlchemyError:   # progress is a courtesy: a failed write must not cost the run
-            log.warning("could not record the progress of assessment %s", assessment_id, exc_info=True)
-            db.session.rollback()
-
-    return write
 
 
 def _report_statements():
@@ -150,16 +235,28 @@ def _report_statements():
 _REPORT_COMPLETED, _REPORT_FAILED = _report_statements()
 
 
-def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engine_name: str,
-              results: list[PersonaResult]) -> dict:
-    """Store all 25 reports and the new state in one transaction; tokens survive regeneration.
+def store_run(key: AuthenticatedKey, run: Run, engine_name: str, results: list[PersonaResult]) -> dict:
+    """Store all 25 reports, the new state, the charge and the webhook in one transaction; tokens survive
+    regeneration. Only the run that still holds the claim stores (RunTakenOver otherwise), so a run taken
+    over after its process went silent is stored, billed and announced once.
 
     Returns the assessment's record as committed (built inside the transaction, so the webhook
     and the response describe the same state). Core statements, not the ORM's unit of work:
     the flush of 25 objects was the slowest part of the run after the LLM calls.
     """
+    assessment_id, methodology = run.assessment_id, run.methodology
     now = utcnow()
     generated_at = iso_utc(now)
+    succeeded = sum(r.content is not None for r in results)
+    stored = db.session.execute(update(Assessment).where(
+        Assessment.id == assessment_id, Assessment.status == "generating", Assessment.run_token == run.token).values(
+        status="completed" if succeeded else "failed", methodology=methodology, generated_at=now,
+        generation_started_at=None, run_token=None, run_heartbeat_at=None,
+        llm_usage=run_usage(results) if engine_name == "openai" else None, reports_done=succeeded)
+        .execution_options(synchronize_session=False))
+    if stored.rowcount != 1:
+        db.session.rollback()
+        raise RunTakenOver(f"the run of assessment {assessment_id} was taken over by another process")
     existing = dict(db.session.execute(select(Report.persona, Report.id)
                                        .where(Report.assessment_id == assessment_id)).all())
     completed, failed, new, new_failed = [], [], [], []
@@ -190,11 +287,6 @@ def store_run(key: AuthenticatedKey, assessment_id: int, methodology: str, engin
         db.session.execute(_REPORT_COMPLETED, completed)
     if failed:
         db.session.execute(_REPORT_FAILED, failed)
-    succeeded = sum(r.content is not None for r in results)
-    db.session.execute(update(Assessment).where(Assessment.id == assessment_id).values(
-        status="completed" if succeeded else "failed", methodology=methodology, generated_at=now,
-        generation_started_at=None, llm_usage=run_usage(results) if engine_name == "openai" else None,
-        reports_done=succeeded))
     record = assessment_record(key, assessment_id)
     record_usage(record, key, succeeded)
     first_error = next((r.error for r in results if r.error), None)
@@ -213,28 +305,68 @@ def run_usage(results: list[PersonaResult]) -> dict:
     return total
 
 
-def _claim_for(key: AuthenticatedKey, assessment_id: int) -> str:
+def _claim_for(key: AuthenticatedKey, assessment_id: int, methodology: str) -> Run:
     """404 unless the key may see the assessment; then claim it (409/429 as `claim` says)."""
     previous = db.session.scalar(select(Assessment.status).where(Assessment.id == assessment_id, owned_by(key)))
     if previous is None:
         raise not_found("No assessment with that id.")
-    return claim(key, assessment_id, previous)
+    return claim(key, assessment_id, previous, methodology)
 
 
-def _run(key: AuthenticatedKey, assessment_id: int, methodology: str, previous_status: str,
-         progress: Callable[[int], None] | None = None) -> dict:
-    """Write and store the reports of a claimed assessment; on a crash, give the claim back."""
+def _store_retrying(key: AuthenticatedKey, run: Run, engine_name: str, results: list[PersonaResult],
+                    beat: Heartbeat) -> dict:
+    """store_run, retried with backoff for RUN_STORE_RETRY_SECONDS while the database is unreachable."""
+
+    def before_sleep(state: tenacity.RetryCallState) -> None:
+        log.warning("could not store the run of assessment %s (%s); retrying", run.assessment_id,
+                    state.outcome.exception())
+        db.session.rollback()
+        beat(force=True)
+
+    retrying = tenacity.Retrying(
+        retry=tenacity.retry_if_exception_type(DATABASE_DOWN), reraise=True, before_sleep=before_sleep,
+        stop=tenacity.stop_after_delay(current_app.config["RUN_STORE_RETRY_SECONDS"]),
+        wait=tenacity.wait_exponential(multiplier=0.25, max=5))
+    return retrying(store_run, key, run, engine_name, results)
+
+
+def _give_back(run: Run, values: dict) -> None:
+    try:
+        db.session.rollback()
+        db.session.execute(update(Assessment).where(Assessment.id == run.assessment_id,
+                                                    Assessment.run_token == run.token).values(**values))
+        db.session.commit()
+    except SQLAlchemyError:   # still unreachable: the heartbeat has stopped, so the run is taken over later
+        db.session.rollback()
+
+
+def execute(key: AuthenticatedKey, run: Run, *, progress: bool = False) -> dict:
+    """Write and store the reports of a claimed run, beating while it goes.
+
+    If the database stays unreachable past the store's retries, the run is handed to whichever process
+    sees it first once the database is back (it is resumed then). Any other failure puts the claim back.
+    """
+    config = current_app.config
+    beat = Heartbeat(run, config["RUN_HEARTBEAT_SECONDS"], progress)
+    with _runs_lock:
+        _runs_here[run.token] = run.assessment_id
     try:
         engine = current_app.extensions["report_engine"]
-        results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(assessment_id), methodology,
-                          progress)
-        return store_run(key, assessment_id, methodology, engine.name, results)
-    except BaseException:
-        db.session.rollback()
-        db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
-                           .values(status=previous_status, generation_started_at=None))
-        db.session.commit()
+        results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(run.assessment_id),
+                          run.methodology, beat)
+        return _store_retrying(key, run, engine.name, results, beat)
+    except RunTakenOver:
         raise
+    except DATABASE_DOWN:
+        _give_back(run, {"run_heartbeat_at": None})
+        raise
+    except BaseException:
+        _give_back(run, {"status": run.previous_status, "generation_started_at": None, "run_token": None,
+                         "run_heartbeat_at": None})
+        raise
+    finally:
+        with _runs_lock:
+            _runs_here.pop(run.token, None)
 
 
 def generate(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
@@ -242,37 +374,43 @@ def generate(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dic
 
     The caller holds the connection for the run and gets the result, so no progress is written on the way
     (`reportsDone` goes from 0 to the reports written when the run is stored)."""
-    previous_status = _claim_for(key, assessment_id)
-    return generation_result(_run(key, assessment_id, methodology, previous_status))
+    run = _claim_for(key, assessment_id, methodology)
+    try:
+        return generation_result(execute(key, run))
+    except RunTakenOver:
+        raise ApiError(409, "generation_in_progress",
+                       "This run stopped answering and another server took it over; its result comes with the"
+                       " webhook, or from this assessment's record when its status is no longer generating.") from None
 
 
 def generate_async(key: AuthenticatedKey, assessment_id: int, methodology: str) -> dict:
     """Claim the assessment now (so 404, 409 and 429 answer at once), run it on the server's runner, and
     return the record as claimed: status `generating`, `reportsDone` 0. The webhook fires when it ends."""
-    previous_status = _claim_for(key, assessment_id)
+    run = _claim_for(key, assessment_id, methodology)
     record = assessment_record(key, assessment_id)   # as claimed, before the run can move it on
     app = current_app._get_current_object()
     try:
-        app.extensions["generation_runner"].submit(_run_in_background, app, key, assessment_id, methodology,
-                                                   previous_status)
+        app.extensions["generation_runner"].submit(run_in_background, app, key, run)
     except RuntimeError:   # the runner is shut down: the process is stopping
-        db.session.execute(update(Assessment).where(Assessment.id == assessment_id)
-                           .values(status=previous_status, generation_started_at=None))
-        db.session.commit()
+        _give_back(run, {"status": run.previous_status, "generation_started_at": None, "run_token": None,
+                         "run_heartbeat_at": None})
         raise ApiError(503, "service_unavailable", "The service is restarting; try again in a moment.",
                        headers={"Retry-After": "5"}) from None
     return record
 
 
-def _run_in_background(app, key: AuthenticatedKey, assessment_id: int, methodology: str,
-                       previous_status: str) -> None:
+def run_in_background(app, key: AuthenticatedKey, run: Run) -> dict | None:
+    """A run on the server's runner (an async generate, or a run taken over): the webhook tells its end."""
     with app.app_context():
         try:
-            _run(key, assessment_id, methodology, previous_status, progress_writer(assessment_id))
+            return execute(key, run, progress=True)
+        except RunTakenOver:
+            log.warning("run of assessment %s was taken over by another process", run.assessment_id)
         except Exception:
-            log.exception("background generation of assessment %s failed", assessment_id)
+            log.exception("background generation of assessment %s failed", run.assessment_id)
         finally:
             db.session.remove()
+    return None
 
 
 def generation_result(record: dict) -> dict:

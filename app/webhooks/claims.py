@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, or_, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import aliased
 
 from ..extensions import db
@@ -91,3 +92,15 @@ def seconds_until_next_due(busy: Iterable[str]) -> float:
     if next_due is None:
         return POLL_SECONDS
     return max(0.0, min(POLL_SECONDS, (aware(next_due) - now).total_seconds()))
+
+
+def release_claims(pks: list[int]) -> None:
+    """Give up the leases of deliveries this process will not attempt after all (it is stopping)."""
+    try:
+        db.session.execute(update(WebhookDelivery).values(claimed_until=None).where(
+            WebhookDelivery.pk.in_(pks), WebhookDelivery.status == "pending"))
+        db.session.commit()
+    except SQLAlchemyError:   # the leases then run out on their own
+        db.session.rollback()
+    finally:
+        db.session.remove()

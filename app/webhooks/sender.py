@@ -16,7 +16,7 @@ from flask import Flask
 
 from ..extensions import db
 from .attempts import attempt_delivery
-from .claims import POLL_SECONDS, claim_due, seconds_until_next_due
+from .claims import POLL_SECONDS, claim_due, release_claims, seconds_until_next_due
 
 log = logging.getLogger(__name__)
 LEASE_MARGIN_SECONDS = 30  # a claim outlives the attempt's timeout by this much
@@ -33,7 +33,7 @@ class WebhookSender:
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()  # guards the two sets below (dispatcher and workers)
         self._in_flight: set[str] = set()  # endpoints (URLs) with an attempt running in this process
-        self._futures: set[Future] = set()
+        self._futures: dict[Future, int] = {}   # attempts running or queued here, with their delivery
 
     def start(self) -> None:
         """Start the dispatcher and its pool (once)."""
@@ -49,7 +49,8 @@ class WebhookSender:
         self._wake.set()
 
     def stop(self, timeout: float = 15) -> None:
-        """Stop claiming, then give running attempts up to `timeout` seconds to finish and be recorded."""
+        """Stop claiming, then give running attempts up to `timeout` seconds to finish and be recorded; the
+        claims of those still running are released, so another process attempts them at once."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -59,8 +60,13 @@ class WebhookSender:
             with self._lock:
                 running = list(self._futures)
             wait_for_futures(running, timeout=timeout)
-            self._pool.shutdown(wait=False)
+            self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+            with self._lock:
+                unfinished = [pk for future, pk in self._futures.items() if not future.done() or future.cancelled()]
+            if unfinished:
+                with self.app.app_context():
+                    release_claims(unfinished)
 
     def _run(self) -> None:
         log.info("webhook sender started")
@@ -93,7 +99,7 @@ class WebhookSender:
                 with self._lock:
                     self._in_flight.add(url)
                     future = self._pool.submit(self._attempt, pk, url)
-                    self._futures.add(future)
+                    self._futures[future] = pk
                 busy.add(url)
                 free -= 1
         if free <= 0:
@@ -114,5 +120,5 @@ class WebhookSender:
         finally:
             with self._lock:
                 self._in_flight.discard(url)
-                self._futures = {f for f in self._futures if not f.done()}
+                self._futures = {f: pk for f, pk in self._futures.items() if not f.done()}
             self._wake.set()

@@ -115,12 +115,14 @@ def test_an_answer_that_says_try_again_is_not_kept(app, client, auth):
     record = client.post("/api/v1/assessments", json=submission(), headers=auth).get_json()
     path = f"/api/v1/assessments/{record['id']}/generate"
     with app.app_context():   # another run holds the assessment
-        db.session.execute(update(Assessment).values(status="generating", generation_started_at=utcnow()))
+        db.session.execute(update(Assessment).values(status="generating", generation_started_at=utcnow(),
+                                                     run_heartbeat_at=utcnow()))
         db.session.commit()
     busy = post(client, auth, path, "gen-retry")
     assert busy.status_code == 409 and busy.get_json()["code"] == "generation_in_progress"
     with app.app_context():
-        db.session.execute(update(Assessment).values(status="submitted", generation_started_at=None))
+        db.session.execute(update(Assessment).values(status="submitted", generation_started_at=None,
+                                                     run_heartbeat_at=None))
         db.session.commit()
     retried = post(client, auth, path, "gen-retry")
     assert retried.status_code == 200 and "Idempotent-Replayed" not in retried.headers
@@ -213,7 +215,7 @@ def test_a_retry_while_the_first_still_runs_is_a_409(app_factory, make_key):
 
 
 def test_a_claim_left_by_a_dead_process_is_taken_over_once_stale(app_factory, make_key):
-    app = app_factory(IDEMPOTENCY_WAIT_SECONDS=0.1, GENERATION_CLAIM_TIMEOUT_SECONDS=60)
+    app = app_factory(IDEMPOTENCY_WAIT_SECONDS=0.1, RUN_STALE_SECONDS=60)
     auth = {"Authorization": f"Bearer {make_key().api_key}"}
     client = app.test_client()
     post(client, auth, "/api/v1/assessments", "k-dead", submission())

@@ -144,7 +144,7 @@ def test_pdfs_print_in_a_worker_process_and_a_killed_worker_is_replaced(client, 
 def test_a_print_that_keeps_failing_answers_503_not_500(client, generated, monkeypatch):
     _, result = generated
 
-    def worker_dies(html, workers):
+    def worker_dies(html):
         raise BrokenProcessPool("a worker died")
 
     monkeypatch.setattr(printing, "print_pdf", worker_dies)

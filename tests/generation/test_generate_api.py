@@ -138,15 +138,15 @@ def test_report_404s(client, auth):
     assert unknown.status_code == 404 and unknown.get_json()["code"] == "not_found"
 
 
-def test_running_claim_answers_409_and_stale_claim_is_taken_over(client, auth, db):
+def test_running_claim_answers_409_and_a_silent_claim_is_taken_over(client, auth, db):
     record = submit(client, auth)
     db.session.execute(update(Assessment).where(Assessment.id == record["id"])
-                       .values(status="generating", generation_started_at=utcnow()))
+                       .values(status="generating", generation_started_at=utcnow(), run_heartbeat_at=utcnow()))
     db.session.commit()
     response = generate(client, auth, record["id"])
     assert response.status_code == 409 and response.get_json()["code"] == "generation_in_progress"
-    db.session.execute(update(Assessment).where(Assessment.id == record["id"])
-                       .values(generation_started_at=utcnow() - timedelta(hours=1)))
+    db.session.execute(update(Assessment).where(Assessment.id == record["id"])   # no heartbeat for 31 s
+                       .values(run_heartbeat_at=utcnow() - timedelta(seconds=31)))
     db.session.commit()
     assert generate(client, auth, record["id"]).get_json()["status"] == "completed"
 
