@@ -629,6 +629,19 @@ def _operations() -> list[tuple[str, str, dict]]:
                           "404": _error("Unknown delivery, or another partner's.", "not_found"),
                           "409": _error("A round of attempts is still queued or in progress (redelivery_pending).",
                                         "redelivery_pending")}}),
+        ("/api/v1/webhook-deliveries/redeliver", "post", {
+            "tags": ["Webhooks"], "summary": "Queue a new round for every failed delivery since a time",
+            "operationId": "redeliverFailedWebhooks",
+            "description": "After your receiver was down: every delivery of your key's mode whose status is"
+                           " `failed` and that was created at or after `since` (of one assessment, with"
+                           " `assessmentId`) gets a new round of attempts under its own delivery id, one endpoint"
+                           " at a time in due order. Deliveries pending or succeeded are left alone.",
+            "requestBody": {"required": True, "content": {JSON: {"schema": "RedeliverFailed", "examples": _examples(
+                since=("Everything that failed since the outage began", {"since": "2026-11-26T08:00:00Z"}))}}},
+            "responses": {**_ok("Queued.", "Redelivered", "202", _examples(
+                                queued=("Three failed deliveries queued again",
+                                        {"redelivered": 3, "since": "2026-11-26T08:00:00Z"}))),
+                          **_body_errors(), **AUTH_ERRORS}}),
         ("/api/v1/personas", "get", {
             "tags": ["Catalogue"], "summary": "The 25 personas", "operationId": "listPersonas",
             "responses": {**_ok("The catalogue.", "PersonaList", examples=_examples(
@@ -664,6 +677,7 @@ SCHEMAS = {
     "ReportContent": ReportContentSchema, "Usage": s.UsageSchema, "PersonaList": s.PersonaListSchema,
     "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
     "Delivery": s.DeliverySchema, "DeliveryPage": s.DeliveryPageSchema,
+    "RedeliverFailed": s.RedeliverFailedSchema, "Redelivered": s.RedeliveredSchema,
     "KeySettings": s.KeySettingsSchema, "KeyUpdate": s.KeyUpdateSchema,
 }
 

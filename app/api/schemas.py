@@ -241,6 +241,18 @@ class DeliveryQuerySchema(ListQuerySchema):
     status = fields.String(validate=validate.OneOf(["pending", "succeeded", "failed"]))
 
 
+class RedeliverFailedSchema(Schema):
+    since = fields.AwareDateTime(required=True, metadata={
+        "description": "Redeliver the failed deliveries created at or after this time (ISO 8601 with an offset)."})
+    assessmentId = fields.Integer(validate=validate.Range(min=1, max=2**63 - 1),
+                                  metadata={"description": "Only this assessment's."})
+
+
+class RedeliveredSchema(Schema):
+    redelivered = fields.Integer(metadata={"description": "How many failed deliveries got a new round."})
+    since = UtcDateTime()
+
+
 class AttemptSchema(Schema):
     at = fields.String(metadata={"format": "date-time"})
     statusCode = fields.Integer(allow_none=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 
@@ -90,6 +90,20 @@ def deliveries_page(partner_id: int, status: str | None, cursor: str | None
     key_ids = {d.api_key_id for d in items}
     keys = {k.id: k for k in db.session.scalars(select(ApiKey).where(ApiKey.id.in_(key_ids)))} if key_ids else {}
     return items, next_cursor, keys
+
+
+def failed_deliveries(partner_id: int) -> tuple[int, list[WebhookDelivery]]:
+    """How many of the partner's deliveries failed for good, and the newest of them (a page)."""
+    failed = WebhookDelivery.partner_id == partner_id, WebhookDelivery.status == "failed"
+    count = db.session.scalar(select(func.count()).select_from(WebhookDelivery).where(*failed))
+    newest = db.session.scalars(select(WebhookDelivery).where(*failed).order_by(WebhookDelivery.pk.desc())
+                                .limit(DELIVERIES_PER_PAGE)).all() if count else []
+    return count, list(newest)
+
+
+def redeliver_all_failed(partner_id: int) -> int:
+    """A new round for every failed delivery of the partner, of both modes; returns how many."""
+    return webhooks.redeliver_failed(partner_id, datetime(1970, 1, 1, tzinfo=UTC))
 
 
 class RedeliveryPending(Exception):

@@ -199,8 +199,19 @@ def webhooks():
         items, next_cursor, keys = listings.deliveries_page(partner.id, status, cursor)
     except ApiError:
         abort(400)
+    failed_count, failed = listings.failed_deliveries(partner.id)
     return render_template("portal/webhooks.html", deliveries=items, next_cursor=next_cursor, keys=keys,
-                           status=status, statuses=listings.DELIVERY_STATUSES, cursor=cursor)
+                           status=status, statuses=listings.DELIVERY_STATUSES, cursor=cursor,
+                           failed_count=failed_count, failed=failed)
+
+
+@bp.post("/webhooks/redeliver-failed")
+def redeliver_failed():
+    """Every failed delivery gets another round (after the partner's receiver was down)."""
+    count = listings.redeliver_all_failed(_partner().id)
+    flash(f"{count} failed deliver{'y is' if count == 1 else 'ies are'} queued for another round of attempts."
+          if count else "No delivery has failed; nothing to send again.")
+    return redirect(url_for("portal.webhooks"))
 
 
 @bp.post("/webhooks/<delivery_id>/redeliver")

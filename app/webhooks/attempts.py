@@ -123,6 +123,14 @@ def attempt_delivery(pk: int, config) -> None:
         delivery.status, delivery.next_attempt_at = "succeeded", None
     else:
         wait = seconds_before_next_attempt(retry_policy(config), delivery.round_attempts) if retryable else None
+        rescue = config["WEBHOOK_RESCUE_SECONDS"]
+        if wait is None and retryable and delivery.rescue_rounds < len(rescue):
+            # The round failed; a rescue round of the same attempts starts later (the receiver may be back).
+            wait = rescue[delivery.rescue_rounds]
+            delivery.rescue_rounds += 1
+            delivery.round_attempts = 0
+            log.warning("webhook %s to key %s: round failed (%s); rescue round %d in %g s", delivery.id,
+                        delivery.api_key_id, entry["error"], delivery.rescue_rounds, wait)
         if wait is None:
             delivery.status, delivery.next_attempt_at = "failed", None
             log.warning("webhook %s to key %s failed for good: %s", delivery.id, delivery.api_key_id, entry["error"])

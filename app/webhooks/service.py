@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from sqlalchemy import select, update
 
@@ -51,7 +52,7 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
     started = db.session.execute(
         update(WebhookDelivery)
         .where(WebhookDelivery.pk == delivery.pk, WebhookDelivery.status.in_(("succeeded", "failed")))
-        .values(status="pending", round_attempts=0, next_attempt_at=utcnow(), claimed_until=None))
+        .values(status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None))
     db.session.commit()
     if started.rowcount != 1:
         raise ApiError(409, "redelivery_pending",
@@ -60,3 +61,18 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
     notify_sender()
     db.session.refresh(delivery)
     return delivery
+
+
+def redeliver_failed(partner_id: int, since: datetime, assessment_id: int | None = None,
+                     livemode: bool | None = None) -> int:
+    """Queue a new round for every failed delivery of the partner created at or after `since` (of one
+    assessment when given), in one statement; returns how many. Each keeps its delivery id."""
+    conditions = [*_of(partner_id, livemode), WebhookDelivery.status == "failed", WebhookDelivery.created_at >= since]
+    if assessment_id is not None:
+        conditions.append(WebhookDelivery.assessment_id == assessment_id)
+    started = db.session.execute(update(WebhookDelivery).where(*conditions).values(
+        status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None))
+    db.session.commit()
+    if started.rowcount:
+        notify_sender()
+    return started.rowcount
