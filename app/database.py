@@ -43,3 +43,20 @@ def init_app(app: Flask) -> None:
     db.init_app(app)
     migrate_dir = app.config.get("MIGRATIONS_DIR")
     migrate.init_app(app, db, directory=migrate_dir, render_as_batch=True, compare_type=True)
+
+
+def discard_session() -> None:
+    """End a background thread's session, whatever state its connection is in: on a connection the database
+    dropped, the rollback and close themselves raise, and must not end the thread."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .extensions import db
+
+    try:
+        db.session.rollback()
+    except SQLAlchemyError:
+        pass
+    try:
+        db.session.remove()
+    except SQLAlchemyError:
+        pass

@@ -5,10 +5,9 @@ Takes waitress-serve's own options (the Makefile passes the same ones). On SIGTE
 1. the listening socket is closed at once, after accepting the connections already waiting in its
    backlog, so a request sent after the signal is refused at connect (a client or proxy retries it
    elsewhere), never accepted and then reset;
-2. `/healthz` answers 503 "draining" on connections still open, and every response closes its
-   connection;
+2. `/healthz` answers 503 "draining" on connections still open;
 3. requests in flight, and requests already received on open connections, finish and their answers
-   are sent, up to SHUTDOWN_GRACE_SECONDS;
+   are sent, up to SHUTDOWN_GRACE_SECONDS; then the idle connections are closed;
 4. background work is finished or handed back by the same deadline (`stop_background_work`): webhook
    attempts, runs (an unfinished run is handed to another process at once), print workers, view counts;
 5. the process exits with status 0.
@@ -34,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 class Requests:
-    """WSGI middleware counting requests in flight, and closing connections once the process drains."""
+    """WSGI middleware counting requests in flight; `draining` once the process stops."""
 
     def __init__(self, app):
         self.app = app
@@ -49,14 +48,8 @@ class Requests:
     def __call__(self, environ, start_response):
         with self._lock:
             self.in_flight += 1
-
-        def start(status, headers, exc_info=None):
-            if self.draining:
-                headers = [(k, v) for k, v in headers if k.lower() != "connection"] + [("Connection", "close")]
-            return start_response(status, headers, exc_info)
-
         try:
-            result = self.app(environ, start)
+            result = self.app(environ, start_response)
         except BaseException:
             self._done()
             raise
@@ -104,6 +97,10 @@ def drain_and_exit(app, server, requests: Requests, grace: float) -> None:
         time.sleep(0.05)
     else:
         log.warning("stopping with %d request(s) still in flight", requests.in_flight)
+    for channel in _channels(server):   # idle keep-alive connections: closed by the main loop
+        if not _busy(channel):
+            channel.will_close = True
+    server.pull_trigger()
     from app import stop_background_work
 
     try:

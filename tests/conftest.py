@@ -76,6 +76,7 @@ def app_factory(backend, tmp_path):
 
     yield make
     for application in made:
+        application.extensions["run_watchdog"].stop()
         application.extensions["webhook_sender"].stop()
         application.extensions["view_counter"].stop()   # writes what is left, then no more connections
         application.extensions["generation_runner"].shutdown(wait=True)   # async runs end before their pool

@@ -23,6 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..assessments import assessment_record, stranded_run
 from ..catalog import DEFAULT_METHODOLOGY
+from ..database import discard_session
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
 from ..keys.service import normalize_framework
@@ -116,9 +117,8 @@ def _resume(app: Flask, key: AuthenticatedKey, run: Run) -> None:
                 _settle_request(run.assessment_id, record)
             except SQLAlchemyError:
                 log.warning("could not store the resumed run's answer for its Idempotency-Key", exc_info=True)
-                db.session.rollback()
             finally:
-                db.session.remove()
+                discard_session()
 
 
 def sweep(app: Flask) -> int:
@@ -157,7 +157,6 @@ class RunWatchdog:
                     sweep(self.app)
                 except Exception:  # noqa: BLE001 - e.g. the database is down: look again next time
                     log.warning("run watchdog: sweep failed", exc_info=True)
-                    db.session.rollback()
                 finally:
-                    db.session.remove()
+                    discard_session()
             self._stop.wait(interval)

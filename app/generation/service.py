@@ -17,6 +17,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
 from ..assessments import assessment_record, get_assessment, new_token, owned_by, running_claim
 from ..catalog import PERSONAS
+from ..database import discard_session
 from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
@@ -96,9 +97,8 @@ def hand_back(runs: dict[str, int]) -> None:
     except SQLAlchemyError:
         log.warning("could not hand back unfinished runs; they are taken over once their heartbeat is stale",
                     exc_info=True)
-        db.session.rollback()
     finally:
-        db.session.remove()
+        discard_session()
 
 
 def new_run_token() -> str:
@@ -409,7 +409,7 @@ def run_in_background(app, key: AuthenticatedKey, run: Run) -> dict | None:
         except Exception:
             log.exception("background generation of assessment %s failed", run.assessment_id)
         finally:
-            db.session.remove()
+            discard_session()
     return None
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import aliased
 
+from ..database import discard_session
 from ..extensions import db
 from ..models import WebhookDelivery, utcnow
 
@@ -101,6 +102,6 @@ def release_claims(pks: list[int]) -> None:
             WebhookDelivery.pk.in_(pks), WebhookDelivery.status == "pending"))
         db.session.commit()
     except SQLAlchemyError:   # the leases then run out on their own
-        db.session.rollback()
+        pass
     finally:
-        db.session.remove()
+        discard_session()

@@ -14,7 +14,7 @@ from concurrent.futures import wait as wait_for_futures
 
 from flask import Flask
 
-from ..extensions import db
+from ..database import discard_session
 from .attempts import attempt_delivery
 from .claims import POLL_SECONDS, claim_due, release_claims, seconds_until_next_due
 
@@ -79,9 +79,8 @@ class WebhookSender:
                     delay = self._dispatch()
                 except Exception:  # noqa: BLE001 - e.g. the database is briefly down: keep the thread alive
                     log.exception("webhook sender cycle failed; retrying in %.0f s", POLL_SECONDS)
-                    db.session.rollback()
                 finally:
-                    db.session.remove()
+                    discard_session()
             if delay > 0:
                 self._wake.wait(timeout=delay)
 
@@ -114,9 +113,8 @@ class WebhookSender:
                     attempt_delivery(pk, self.app.config)
                 except Exception:  # noqa: BLE001 - the claim's lease lets a later cycle try again
                     log.exception("webhook attempt of delivery %s could not run", pk)
-                    db.session.rollback()
                 finally:
-                    db.session.remove()
+                    discard_session()
         finally:
             with self._lock:
                 self._in_flight.discard(url)

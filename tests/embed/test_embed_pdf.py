@@ -204,3 +204,42 @@ def test_pdf_requests_count_against_a_limit_of_their_own(app_factory, make_key):
     path = view_path(result, "cfo") + ".pdf"
     assert [client.get(path).status_code for _ in range(3)] == [200, 200, 429]
     assert client.get(view_path(result, "cfo")).status_code == 200     # the pages keep their own budget
+
+
+@pytest.fixture
+def printing_limits():
+    """Set printing's limits for one test; the next print after it starts a pool with the defaults."""
+    def set_limits(workers: int, max_prints: int, max_mb: int) -> None:
+        printing.shut_down()
+        printing.configure(workers, max_prints, max_mb)
+
+    yield set_limits
+    printing.shut_down()
+    printing.configure(*printing.DEFAULT_LIMITS)
+
+
+PAGE = "<!doctype html><title>t</title><h1>Risk register</h1><p>" + "Backups are tested monthly. " * 200 + "</p>"
+
+
+def _print_and_see_worker() -> tuple[bytes, list[int]]:
+    pdf = printing.print_pdf(PAGE)
+    return pdf, printing.worker_pids()
+
+
+def test_a_print_worker_is_replaced_after_its_quota_of_prints(printing_limits):
+    printing_limits(1, 2, 10_000)
+    seen = []
+    for _ in range(4):
+        pdf, pids = _print_and_see_worker()
+        assert pdf.startswith(b"%PDF")
+        seen.append(pids)
+    workers = {pid for pids in seen for pid in pids}
+    assert len(workers) >= 2, seen      # the first worker left after two prints; a fresh one printed the rest
+
+
+def test_a_print_worker_over_its_memory_limit_is_replaced(printing_limits):
+    printing_limits(1, 100, 50)         # WeasyPrint's worker holds more than 50 MB after any print
+    first, first_pids = _print_and_see_worker()
+    assert first.startswith(b"%PDF")
+    second, second_pids = _print_and_see_worker()
+    assert second.startswith(b"%PDF") and not set(second_pids) & set(first_pids)
