@@ -16,7 +16,7 @@ SERVE := $(BIN)/python -m app.serving --listen=$(HOST):$(PORT) --threads=$(WAITR
 	--connection-limit=$(WAITRESS_CONNECTION_LIMIT) --channel-timeout=$(WAITRESS_CHANNEL_TIMEOUT) --asyncore-use-poll \
 	wsgi:app
 
-.PHONY: install run serve test lint bench report-sample clean
+.PHONY: install run serve test lint bench soak report-sample clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Mixed load with faults (kill -9, a Postgres restart, a receiver outage, SIGTERM) on two processes, then the
+# reconciliation. Not in CI: it restarts this machine's Postgres. SOAK_SECONDS and SOAK_RATE tune it.
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak
 
 # The 25 reports of every sample assessment (app/content/samples), as Markdown and JSON, to read.
 REPORT_SAMPLE_DIR ?= report-sample

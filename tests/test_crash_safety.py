@@ -315,3 +315,15 @@ def test_a_database_down_past_the_retries_leaves_the_run_to_be_resumed(behind_pr
     assert event["event"] == "assessment.reports.completed" and event["assessmentId"] == assessment_id
     assert client.get(f"/api/v1/assessments/{assessment_id}", headers=auth).get_json()["status"] == "completed"
     assert _billed_and_announced(app, assessment_id) == ([25], 1)
+
+
+def test_healthz_says_draining_once_the_process_stops(app):
+    from app.serving import Requests
+
+    serving = Requests(app.wsgi_app)
+    app.extensions["serving"] = serving
+    client = app.test_client()
+    assert client.get("/healthz").status_code == 200
+    serving.draining = True      # what SIGTERM sets, for a proxy's health check on a connection still open
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.get_json()["status"] == "draining"

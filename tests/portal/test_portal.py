@@ -413,6 +413,35 @@ def test_webhook_deliveries_and_redeliver(app, signed_in, make_key):
         assert delivery.status == "pending" and delivery.round_attempts == 0
 
 
+def test_failed_deliveries_come_first_and_one_button_sends_them_all_again(app, signed_in, make_key):
+    from app.extensions import db
+
+    key = make_key("Acme Security", name="Production").key
+    other = make_key("Other Partner").key
+    with app.app_context():
+        for delivery_id, owner, status in (("dlv_failed_a", key, "failed"), ("dlv_failed_b", key, "failed"),
+                                           ("dlv_fine", key, "succeeded"), ("dlv_theirs", other, "failed")):
+            db.session.add(WebhookDelivery(
+                id=delivery_id, partner_id=owner.partner_id, api_key_id=owner.id, assessment_id=7,
+                event="assessment.reports.completed", url="https://hooks.acme.example/", body=b"{}", event_at="x",
+                status=status, round_attempts=3, rescue_rounds=0,
+                attempts=[{"at": "2026-11-21T10:00:00Z", "statusCode": 503, "error": "HTTP 503", "durationMs": 12}]))
+        db.session.commit()
+    page = text(signed_in.get("/portal/webhooks"))
+    section = page.split("2 failed deliveries", 1)[1].split("Apply filter", 1)[0]   # above the list and filters
+    assert "dlv_failed_a" in section and "dlv_failed_b" in section and "dlv_fine" not in section
+    assert "dlv_theirs" not in page and "Send all 2 again" in section
+    response = post_form(signed_in, "/portal/webhooks/redeliver-failed", token_from="/portal/webhooks")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/portal/webhooks")
+    after = text(signed_in.get("/portal/webhooks"))
+    assert "2 failed deliveries are queued for another round of attempts." in after
+    assert "failed deliveries" not in after.split("Apply filter", 1)[0].replace("2 failed deliveries are", "")
+    with app.app_context():
+        statuses = dict(db.session.execute(select(WebhookDelivery.id, WebhookDelivery.status)).all())
+    assert statuses == {"dlv_failed_a": "pending", "dlv_failed_b": "pending", "dlv_fine": "succeeded",
+                        "dlv_theirs": "failed"}
+
+
 # --------------------------------------------------------------------------- headers
 
 def test_portal_headers_on_every_response(client, signed_in):
