@@ -21,15 +21,14 @@ from flask import Flask, current_app
 from sqlalchemy import select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..assessments import assessment_record, stranded_run
+from ..assessments import stranded_run
 from ..catalog import DEFAULT_METHODOLOGY
 from ..database import discard_session
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
 from ..keys.service import normalize_framework
 from ..models import ApiKey, Assessment, IdempotencyKey, utcnow
-from ..webhooks.outbox import notify_sender, queue_generation_event
-from .service import Run, generation_result, new_run_token, run_in_background
+from .service import Run, fail_run, generation_result, new_run_token, run_in_background
 
 log = logging.getLogger(__name__)
 SWEEP_BATCH = 20
@@ -55,20 +54,6 @@ def _settle_request(assessment_id: int, record: dict) -> None:
         state="done", response_status=200, response_headers={"Content-Type": "application/json"},
         response_body=body))
     db.session.commit()
-
-
-def _fail(key: AuthenticatedKey, assessment_id: int, token: str, reason: str) -> None:
-    """End the run as failed: the assessment keeps the reports it had, the partner gets the failed webhook."""
-    done = db.session.execute(update(Assessment).where(Assessment.id == assessment_id,
-                                                       Assessment.run_token == token).values(
-        status="failed", generation_started_at=None, run_token=None, run_heartbeat_at=None, reports_done=0))
-    if done.rowcount != 1:
-        db.session.rollback()
-        return
-    record = assessment_record(key, assessment_id)
-    queue_generation_event(record, key.id, len(record["reports"]), reason)
-    db.session.commit()
-    notify_sender()
 
 
 def take_over(app: Flask, assessment_id: int) -> bool:
@@ -98,9 +83,9 @@ def take_over(app: Flask, assessment_id: int) -> bool:
         return True
     if row.run_recoveries >= config["RUN_MAX_RECOVERIES"]:
         log.warning("run of assessment %s was interrupted %d times; failing it", assessment_id, row.run_recoveries + 1)
-        _fail(key, assessment_id, token,
-              f"Generation was interrupted {row.run_recoveries + 1} times (the server running it stopped);"
-              " call generate again to retry.")
+        fail_run(key, Run(assessment_id, token, row.run_methodology or DEFAULT_METHODOLOGY, "submitted"),
+                 f"Generation was interrupted {row.run_recoveries + 1} times (the server running it stopped);"
+                 " call generate again to retry.")
         return True
     methodology = row.run_methodology or row.methodology or DEFAULT_METHODOLOGY
     log.warning("resuming the run of assessment %s, whose process stopped", assessment_id)

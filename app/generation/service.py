@@ -180,7 +180,7 @@ class Heartbeat:
                 self._done = done
         except SQLAlchemyError:   # e.g. the database restarting: the next beat tries again
             log.warning("could not record the heartbeat of assessment %s", self.run.assessment_id, exc_info=True)
-            db.session.rollback()
+            discard_session()
 
 
 def load_facts(assessment_id: int) -> AssessmentFacts:
@@ -331,23 +331,45 @@ def _store_retrying(key: AuthenticatedKey, run: Run, engine_name: str, results: 
 
 
 def _give_back(run: Run, values: dict) -> None:
+    discard_session()
     try:
-        db.session.rollback()
         db.session.execute(update(Assessment).where(Assessment.id == run.assessment_id,
                                                     Assessment.run_token == run.token).values(**values))
         db.session.commit()
     except SQLAlchemyError:   # still unreachable: the heartbeat has stopped, so the run is taken over later
-        db.session.rollback()
+        discard_session()
 
 
-def execute(key: AuthenticatedKey, run: Run, *, progress: bool = False) -> dict:
-    """Write and store the reports of a claimed run, beating while it goes.
+def fail_run(key: AuthenticatedKey, run: Run, reason: str) -> None:
+    """End the run as failed: the assessment keeps the reports it had, and the partner gets the
+    `assessment.reports.failed` webhook (a run nobody waits on must never end silently)."""
+    discard_session()
+    try:
+        done = db.session.execute(update(Assessment).where(Assessment.id == run.assessment_id,
+                                                           Assessment.run_token == run.token).values(
+            status="failed", generation_started_at=None, run_token=None, run_heartbeat_at=None, reports_done=0))
+        if done.rowcount != 1:
+            db.session.rollback()
+            return
+        record = assessment_record(key, run.assessment_id)
+        queue_generation_event(record, key.id, len(record["reports"]), reason)
+        db.session.commit()
+    except SQLAlchemyError:   # unreachable: the run, no longer beating, is taken over when it is back
+        discard_session()
+        return
+    notify_sender()
+
+
+def execute(key: AuthenticatedKey, run: Run, *, background: bool = False) -> dict:
+    """Write and store the reports of a claimed run, beating while it goes (and, in the background,
+    writing `reportsDone` as reports are written).
 
     If the database stays unreachable past the store's retries, the run is handed to whichever process
-    sees it first once the database is back (it is resumed then). Any other failure puts the claim back.
+    sees it first once the database is back (it is resumed then). Any other failure puts the claim back
+    for a caller that is waiting for the answer, and fails the run with its webhook in the background.
     """
     config = current_app.config
-    beat = Heartbeat(run, config["RUN_HEARTBEAT_SECONDS"], progress)
+    beat = Heartbeat(run, config["RUN_HEARTBEAT_SECONDS"], background)
     with _runs_lock:
         _runs_here[run.token] = run.assessment_id
     try:
@@ -360,9 +382,13 @@ def execute(key: AuthenticatedKey, run: Run, *, progress: bool = False) -> dict:
     except DATABASE_DOWN:
         _give_back(run, {"run_heartbeat_at": None})
         raise
-    except BaseException:
-        _give_back(run, {"status": run.previous_status, "generation_started_at": None, "run_token": None,
-                         "run_heartbeat_at": None})
+    except BaseException as exc:
+        if background and isinstance(exc, Exception):
+            fail_run(key, run, "The reports could not be generated because of an internal error; call generate"
+                               " again to retry.")
+        else:
+            _give_back(run, {"status": run.previous_status, "generation_started_at": None, "run_token": None,
+                             "run_heartbeat_at": None})
         raise
     finally:
         with _runs_lock:
@@ -403,7 +429,7 @@ def run_in_background(app, key: AuthenticatedKey, run: Run) -> dict | None:
     """A run on the server's runner (an async generate, or a run taken over): the webhook tells its end."""
     with app.app_context():
         try:
-            return execute(key, run, progress=True)
+            return execute(key, run, background=True)
         except RunTakenOver:
             log.warning("run of assessment %s was taken over by another process", run.assessment_id)
         except Exception:

@@ -136,3 +136,23 @@ def test_without_the_preference_generate_answers_when_done(app, client, auth):
     assert response.status_code == 200 and "Preference-Applied" not in response.headers
     assert response.get_json()["status"] == "completed"
     assert record(client, auth, assessment["id"])["reportsDone"] == 25
+
+
+def test_an_async_run_that_breaks_ends_failed_with_its_webhook(app, fake_openai, hooked, receiver, monkeypatch):
+    from app.generation import service
+
+    def broken_store(*args, **kwargs):
+        raise RuntimeError("a bug while storing")
+
+    monkeypatch.setattr(service, "store_run", broken_store)
+    client = app.test_client()
+    assessment = submit(client, hooked)
+    response = client.post(f"/api/v1/assessments/{assessment['id']}/generate", headers={**hooked, **ASYNC})
+    assert response.status_code == 202
+    [delivery] = receiver.wait_for(1, timeout=30)
+    assert delivery.json["event"] == "assessment.reports.failed" and delivery.json["assessmentId"] == assessment["id"]
+    assert "call generate again" in delivery.json["error"] and "a bug" not in delivery.json["error"]
+    assert record(client, hooked, assessment["id"])["status"] == "failed"
+    monkeypatch.undo()
+    again = client.post(f"/api/v1/assessments/{assessment['id']}/generate", headers=hooked)
+    assert again.status_code == 200 and again.get_json()["status"] == "completed"
