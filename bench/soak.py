@@ -112,27 +112,36 @@ class Servers:
                 self.signal(index, signal.SIGTERM)
 
 
-def descendants(pids: set[int]) -> list[tuple[int, str]]:
-    """Processes still running whose parent chain reaches one of `pids` or that were reparented from them
-    (print workers, fork servers, resource trackers): matched by their command line naming this checkout."""
-    left = []
+def _helpers() -> dict[int, tuple[int, str]]:
+    """This checkout's multiprocessing helpers running now (fork servers, print workers, resource trackers):
+    pid -> (parent pid, command line)."""
+    found = {}
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+        if not entry.name.isdigit():
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
-        if int(entry.name) in pids or ("multiprocessing" in cmdline and str(BIN) in cmdline):
-            left.append((int(entry.name), cmdline[:120]))
-    return left
+        if "multiprocessing" in cmdline and str(BIN) in cmdline:
+            found[int(entry.name)] = (parent, cmdline[:100])
+    return found
+
+
+def left_behind(servers: set[int], before: set[int]) -> list[tuple[int, str]]:
+    """Servers of the soak still running, and helpers started during the soak still running after it."""
+    alive = [(pid, "server") for pid in servers if Path(f"/proc/{pid}").exists()
+             and b"app.serving" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    return alive + [(pid, cmdline) for pid, (_, cmdline) in _helpers().items() if pid not in before]
 
 
 def worker_memory_mb() -> list[float]:
-    """Resident memory of the print workers running now (forkserver children of this checkout's Python)."""
+    """Resident memory of the print workers running now: the children of a fork server."""
+    helpers = _helpers()
     sizes = []
-    for pid, cmdline in descendants(set()):
-        if "forkserver" in cmdline:
+    for pid, (parent, _) in helpers.items():
+        if parent not in helpers or "forkserver" not in helpers[parent][1]:
             continue
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -275,6 +284,7 @@ def reconcile(url: str, receiver: Receiver) -> dict:
 
 def main() -> int:
     url = reset_database()
+    helpers_before = set(_helpers())
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
@@ -341,7 +351,7 @@ def main() -> int:
         figures = reconcile(url, receiver)
         servers.stop_all()
         time.sleep(3)
-        left = descendants(servers.pids_seen)
+        left = left_behind(servers.pids_seen, helpers_before)
     lockouts = {p: round(s) for p, s in load.longest_lockout.items() if s > LOCKOUT_LIMIT}
     requests_sent = sum(load.outcomes.values())
     print(f"\n# soak: {SECONDS:.0f} s, {requests_sent:,} requests, {PARTNERS} partners, faults: {', '.join(faults)}")
@@ -353,6 +363,13 @@ def main() -> int:
           f"{figures['billed']} ({figures['billed_generated']} of them generated)")
     print("answers by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(load.outcomes.items())))
     print(f"processes left after stopping: {len(left)} {left or ''}")
+    if left:
+        print("  (helpers of a server killed with kill -9 outlive it: issue 32's cleanup; the soak ends them)")
+        for pid, _ in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     peak = max(load.memory_peaks, default=0)
     print(f"print worker memory: peak {peak:.0f} MB over {len(load.memory_peaks)} samples")
     bad = figures["stranded"] or lockouts or figures["failed"] or figures["pending"] or figures["duplicated"] or left

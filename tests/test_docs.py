@@ -286,7 +286,7 @@ def test_examples_have_the_shape_of_real_answers(client, auth, document):
 def test_every_post_documents_idempotency(document):
     posts = [(path, operation) for path, method, operation in operations(document)
              if method == "post" and path.startswith("/api/v1/")]
-    assert len(posts) == 4
+    assert len(posts) == 5
     for path, operation in posts:
         header = next(p for p in operation["parameters"] if p["name"] == "Idempotency-Key")
         assert header["in"] == "header" and header["required"] is False, path
