@@ -143,6 +143,7 @@ class Assessment(db.Model):
     run_methodology: Mapped[str | None] = mapped_column(String(40))
     run_key_id: Mapped[int | None] = mapped_column(BigInteger)
     run_recoveries: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    run_base_url: Mapped[str | None] = mapped_column(String(2048))   # of the request that started it: its links
 
     api_key: Mapped[ApiKey] = relationship()
     requirements: Mapped[list[Requirement]] = relationship(

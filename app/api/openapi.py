@@ -46,6 +46,9 @@ ERROR_CODES: list[tuple[str, int, str, str]] = [
     ("redelivery_pending", 409, "The webhook delivery still has a round of attempts queued or in progress.",
      "This delivery still has a round of attempts queued or in progress; redeliver it once its status is"
      " succeeded or failed."),
+    ("webhook_url_missing", 409, "The delivery's key has no webhook URL any more, so there is nowhere to"
+     " redeliver it.", "The key this delivery was sent for has no webhook URL any more; set one on the key, then"
+     " redeliver."),
     ("idempotency_in_progress", 409, "A request with this `Idempotency-Key` is still running; retry after"
      " `Retry-After` to get its answer.", "A request with this Idempotency-Key is still being processed. Retry it"
      " when that one ends to get its answer."),
@@ -619,7 +622,8 @@ def _operations() -> list[tuple[str, str, dict]]:
             "tags": ["Webhooks"], "summary": "Queue a new round of attempts under the same delivery id",
             "operationId": "redeliverWebhook",
             "description": "For a delivery whose status is `succeeded` or `failed`; the new round signs the same"
-                           " body with the key's current secret. No body.",
+                           " body with the key's current secret and sends it to the key's current webhook URL."
+                           " No body.",
             "parameters": [{"name": "delivery_id", "in": "path", "required": True, "example": DELIVERY_ID,
                             "description": "The delivery's `id` (`X-Service-Delivery`): `dlv_` and 32 hex digits.",
                             "schema": {"type": "string", "pattern": "^dlv_[0-9a-f]{32}$"}}],
@@ -627,8 +631,9 @@ def _operations() -> list[tuple[str, str, dict]]:
                                 queued=("A new round queued; earlier attempts kept", DELIVERY_REDELIVERED))),
                           **AUTH_ERRORS,
                           "404": _error("Unknown delivery, or another partner's.", "not_found"),
-                          "409": _error("A round of attempts is still queued or in progress (redelivery_pending).",
-                                        "redelivery_pending")}}),
+                          "409": _error("A round of attempts is still queued or in progress (redelivery_pending),"
+                                        " or the key has no webhook URL any more (webhook_url_missing).",
+                                        "redelivery_pending", "webhook_url_missing")}}),
         ("/api/v1/webhook-deliveries/redeliver", "post", {
             "tags": ["Webhooks"], "summary": "Queue a new round for every failed delivery since a time",
             "operationId": "redeliverFailedWebhooks",

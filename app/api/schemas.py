@@ -255,6 +255,8 @@ class RedeliveredSchema(Schema):
 
 class AttemptSchema(Schema):
     at = fields.String(metadata={"format": "date-time"})
+    url = fields.String(metadata={"description": "Where this attempt was sent (a redelivery goes to the key's"
+                                                 " webhook URL at the time)."})
     statusCode = fields.Integer(allow_none=True)
     error = fields.String(allow_none=True)
     durationMs = fields.Integer()

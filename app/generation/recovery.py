@@ -61,7 +61,7 @@ def take_over(app: Flask, assessment_id: int) -> bool:
     another process took it first or it ended meanwhile."""
     config = app.config
     row = db.session.execute(select(Assessment.run_key_id, Assessment.api_key_id, Assessment.run_methodology,
-                                    Assessment.methodology, Assessment.run_recoveries)
+                                    Assessment.methodology, Assessment.run_recoveries, Assessment.run_base_url)
                              .where(Assessment.id == assessment_id, stranded_run(config))).first()
     if row is None:
         db.session.rollback()
@@ -83,13 +83,14 @@ def take_over(app: Flask, assessment_id: int) -> bool:
         return True
     if row.run_recoveries >= config["RUN_MAX_RECOVERIES"]:
         log.warning("run of assessment %s was interrupted %d times; failing it", assessment_id, row.run_recoveries + 1)
-        fail_run(key, Run(assessment_id, token, row.run_methodology or DEFAULT_METHODOLOGY, "submitted"),
+        fail_run(key, Run(assessment_id, token, row.run_methodology or DEFAULT_METHODOLOGY, "submitted",
+                          row.run_base_url),
                  f"Generation was interrupted {row.run_recoveries + 1} times (the server running it stopped);"
                  " call generate again to retry.")
         return True
     methodology = row.run_methodology or row.methodology or DEFAULT_METHODOLOGY
     log.warning("resuming the run of assessment %s, whose process stopped", assessment_id)
-    run = Run(assessment_id, token, methodology, "submitted")
+    run = Run(assessment_id, token, methodology, "submitted", row.run_base_url)
     app.extensions["generation_runner"].submit(_resume, app, key, run)
     return True
 

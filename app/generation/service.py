@@ -18,6 +18,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 from ..assessments import assessment_record, get_assessment, new_token, owned_by, running_claim
 from ..catalog import PERSONAS
 from ..database import discard_session
+from ..embed.urls import links_for, public_base_url
 from ..errors import ApiError, not_found
 from ..extensions import db
 from ..keys.auth import AuthenticatedKey
@@ -64,6 +65,7 @@ class Run:
     token: str
     methodology: str
     previous_status: str
+    base_url: str | None = None   # of the request that started it, for the links its webhook carries
 
 
 class RunTakenOver(Exception):
@@ -121,12 +123,14 @@ def claim(key: AuthenticatedKey, assessment_id: int, previous: str, methodology:
                     .where(Assessment.partner_id == key.partner_id, running).scalar_subquery())
     now = utcnow()
     token = new_run_token()
+    base_url = public_base_url()
     result = db.session.execute(
         update(Assessment)
         .where(Assessment.id == assessment_id, not_(running),
                partner_runs < config["GENERATION_MAX_CONCURRENT_PER_PARTNER"])
         .values(status="generating", generation_started_at=now, updated_at=now, reports_done=0, run_token=token,
-                run_heartbeat_at=now, run_methodology=methodology, run_key_id=key.id, run_recoveries=0)
+                run_heartbeat_at=now, run_methodology=methodology, run_key_id=key.id, run_recoveries=0,
+                run_base_url=base_url)
         .execution_options(synchronize_session=False))
     if result.rowcount != 1:
         busy_here = db.session.scalar(select(func.count()).where(Assessment.id == assessment_id, running))
@@ -146,7 +150,7 @@ def claim(key: AuthenticatedKey, assessment_id: int, previous: str, methodology:
             *(getattr(IdempotencyKey, name) == value for name, value in scope.items())).values(
             assessment_id=assessment_id))
     db.session.commit()
-    return Run(assessment_id, token, methodology, "submitted" if previous == "generating" else previous)
+    return Run(assessment_id, token, methodology, "submitted" if previous == "generating" else previous, base_url)
 
 
 class Heartbeat:
@@ -427,7 +431,7 @@ def generate_async(key: AuthenticatedKey, assessment_id: int, methodology: str) 
 
 def run_in_background(app, key: AuthenticatedKey, run: Run) -> dict | None:
     """A run on the server's runner (an async generate, or a run taken over): the webhook tells its end."""
-    with app.app_context():
+    with app.app_context(), links_for(run.base_url):
         try:
             return execute(key, run, background=True)
         except RunTakenOver:

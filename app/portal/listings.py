@@ -106,6 +106,10 @@ def redeliver_all_failed(partner_id: int) -> int:
     return webhooks.redeliver_failed(partner_id, datetime(1970, 1, 1, tzinfo=UTC))
 
 
+class NoWebhookUrl(Exception):
+    """The delivery's key has no webhook URL any more: there is nowhere to redeliver it."""
+
+
 class RedeliveryPending(Exception):
     """The delivery still has a round of attempts queued or running; a second one is refused."""
 
@@ -120,6 +124,8 @@ def redeliver(partner_id: int, delivery_id: str) -> WebhookDelivery | None:
     except ApiError as error:
         if error.status == 404:
             return None
-        if error.status == 409:
+        if error.code == "redelivery_pending":
             raise RedeliveryPending(delivery_id) from None
+        if error.code == "webhook_url_missing":
+            raise NoWebhookUrl(delivery_id) from None
         raise

@@ -223,6 +223,10 @@ def redeliver(delivery_id: str):
         flash(f"Delivery {delivery_id} still has a round of attempts queued or in progress; "
               "redeliver it once it has succeeded or failed.")
         return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery_id}"))
+    except listings.NoWebhookUrl:
+        flash(f"Delivery {delivery_id} cannot be redelivered: its key has no webhook URL any more. Set one on the"
+              " key, then redeliver.")
+        return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery_id}"))
     if delivery is None:
         abort(404)
     flash(f"Delivery {delivery.id} is queued for another round of attempts.")

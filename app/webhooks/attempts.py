@@ -74,7 +74,7 @@ def _error_text(exc: requests.RequestException) -> str:
 def send_once(outgoing: Outgoing, timeout: float) -> tuple[dict, bool]:
     """One HTTP attempt; returns its log entry and whether it is worth retrying."""
     started = time.perf_counter()
-    entry = {"at": iso_utc(utcnow()), "statusCode": None, "error": None, "durationMs": 0}
+    entry = {"at": iso_utc(utcnow()), "url": outgoing.url, "statusCode": None, "error": None, "durationMs": 0}
     retryable = True
     try:
         target = resolve_webhook_url(outgoing.url)  # again at every attempt: DNS may have changed

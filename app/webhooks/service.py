@@ -46,13 +46,19 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
                                                                *_of(partner_id, livemode)))
     if delivery is None:
         raise not_found("No webhook delivery with that id.")
+    url = db.session.scalar(select(ApiKey.webhook_url).where(ApiKey.id == delivery.api_key_id))
+    if not url:
+        raise ApiError(409, "webhook_url_missing",
+                       "The key this delivery was sent for has no webhook URL any more; set one on the key, then"
+                       " redeliver.")
     # One round at a time, decided by a conditional UPDATE: two redeliveries racing, or one racing the
     # sender, cannot both start a round, and a pending round is never reset (which would let a
     # partner keep attempts against a hanging endpoint going without end).
     started = db.session.execute(
         update(WebhookDelivery)
         .where(WebhookDelivery.pk == delivery.pk, WebhookDelivery.status.in_(("succeeded", "failed")))
-        .values(status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None))
+        .values(status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None,
+                url=url))   # the key's URL now: a partner who moved its receiver gets the event there
     db.session.commit()
     if started.rowcount != 1:
         raise ApiError(409, "redelivery_pending",
@@ -66,12 +72,17 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
 def redeliver_failed(partner_id: int, since: datetime, assessment_id: int | None = None,
                      livemode: bool | None = None) -> int:
     """Queue a new round for every failed delivery of the partner created at or after `since` (of one
-    assessment when given), in one statement; returns how many. Each keeps its delivery id."""
-    conditions = [*_of(partner_id, livemode), WebhookDelivery.status == "failed", WebhookDelivery.created_at >= since]
+    assessment when given), in one statement, to its key's current webhook URL (deliveries of a key without
+    one are left failed); returns how many. Each keeps its delivery id."""
+    current_url = (select(ApiKey.webhook_url).where(ApiKey.id == WebhookDelivery.api_key_id)
+                   .correlate(WebhookDelivery).scalar_subquery())
+    conditions = [*_of(partner_id, livemode), WebhookDelivery.status == "failed", WebhookDelivery.created_at >= since,
+                  current_url.is_not(None), current_url != ""]
     if assessment_id is not None:
         conditions.append(WebhookDelivery.assessment_id == assessment_id)
     started = db.session.execute(update(WebhookDelivery).where(*conditions).values(
-        status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None))
+        status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None,
+        url=current_url))
     db.session.commit()
     if started.rowcount:
         notify_sender()

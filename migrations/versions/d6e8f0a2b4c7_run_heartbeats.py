@@ -26,6 +26,7 @@ def upgrade():
         batch_op.add_column(sa.Column('run_methodology', sa.String(length=40), nullable=True))
         batch_op.add_column(sa.Column('run_key_id', sa.BigInteger(), nullable=True))
         batch_op.add_column(sa.Column('run_recoveries', sa.Integer(), server_default='0', nullable=False))
+        batch_op.add_column(sa.Column('run_base_url', sa.String(length=2048), nullable=True))
         batch_op.create_index(batch_op.f('ix_assessments_run_heartbeat_at'), ['run_heartbeat_at'], unique=False)
     with op.batch_alter_table('webhook_deliveries', schema=None) as batch_op:
         batch_op.add_column(sa.Column('rescue_rounds', sa.Integer(), server_default='0', nullable=False))
@@ -36,6 +37,7 @@ def downgrade():
         batch_op.drop_column('rescue_rounds')
     with op.batch_alter_table('assessments', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_assessments_run_heartbeat_at'))
+        batch_op.drop_column('run_base_url')
         batch_op.drop_column('run_recoveries')
         batch_op.drop_column('run_key_id')
         batch_op.drop_column('run_methodology')

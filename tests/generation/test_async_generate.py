@@ -156,3 +156,17 @@ def test_an_async_run_that_breaks_ends_failed_with_its_webhook(app, fake_openai,
     monkeypatch.undo()
     again = client.post(f"/api/v1/assessments/{assessment['id']}/generate", headers=hooked)
     assert again.status_code == 200 and again.get_json()["status"] == "completed"
+
+
+def test_an_async_run_links_to_the_host_the_partner_called(app, fake_openai, hooked, receiver):
+    assert not app.config["PUBLIC_BASE_URL"]
+    client = app.test_client()
+    base = "https://reports.acme.example"
+    assessment = client.post("/api/v1/assessments", json=submission(), headers=hooked, base_url=base).get_json()
+    response = client.post(f"/api/v1/assessments/{assessment['id']}/generate", headers={**hooked, **ASYNC},
+                           base_url=base)
+    assert response.status_code == 202
+    [delivery] = receiver.wait_for(1, timeout=30)
+    assert delivery.json["event"] == "assessment.reports.completed"
+    assert delivery.json["embedUrl"].startswith(f"{base}/embed/assessment/")
+    assert "127.0.0.1" not in delivery.body.decode()

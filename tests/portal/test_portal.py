@@ -392,6 +392,7 @@ def test_webhook_deliveries_and_redeliver(app, signed_in, make_key):
 
     key = make_key("Acme Security", name="Production").key
     with app.app_context():
+        db.session.get(ApiKey, key.id).webhook_url = "https://hooks.acme.example/"   # as saved when it resolved
         db.session.add(WebhookDelivery(
             id="dlv_one", partner_id=key.partner_id, api_key_id=key.id, assessment_id=7,
             event="assessment.reports.completed", url="https://hooks.acme.example/", body=b"{}", event_at="x",
@@ -419,6 +420,8 @@ def test_failed_deliveries_come_first_and_one_button_sends_them_all_again(app, s
     key = make_key("Acme Security", name="Production").key
     other = make_key("Other Partner").key
     with app.app_context():
+        for owner in (key, other):
+            db.session.get(ApiKey, owner.id).webhook_url = "https://hooks.acme.example/"
         for delivery_id, owner, status in (("dlv_failed_a", key, "failed"), ("dlv_failed_b", key, "failed"),
                                            ("dlv_fine", key, "succeeded"), ("dlv_theirs", other, "failed")):
             db.session.add(WebhookDelivery(

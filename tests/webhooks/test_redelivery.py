@@ -84,3 +84,57 @@ def test_a_delivery_id_that_cannot_exist_is_404_not_a_database_error(client, aut
     for raw in ("dlv%00x", "dlv_" + "a" * 60, "dlv%0a"):
         response = redeliver(client, auth, raw)
         assert response.status_code == 404 and response.get_json()["code"] == "not_found"
+
+
+def _move_receiver(app, key_id: int, url: str | None) -> None:
+    """The partner points its key at another receiver (or removes the URL), as in the portal or CLI."""
+    from app.keys.service import update_api_key
+    from app.models import ApiKey
+
+    with app.app_context():
+        update_api_key(db.session.get(ApiKey, key_id), webhook_url=url or "")
+        db.session.commit()
+
+
+def test_redelivery_goes_to_the_key_s_current_webhook_url(app, client, hooked, receiver):
+    from tests.support.receiver import WebhookReceiver
+
+    auth, issued = hooked
+    receiver.responses = [500, 500, 500]
+    run(client, auth)
+    [failed] = settled(client, auth)
+    moved = WebhookReceiver().start()
+    try:
+        _move_receiver(app, issued.key.id, moved.url)
+        assert redeliver(client, auth, failed["id"]).status_code == 202
+        [delivered] = [r for r in moved.wait_for(1)]
+        assert delivered.headers["x-service-delivery"] == failed["id"]
+        [done] = settled(client, auth)
+        assert done["status"] == "succeeded" and done["attempts"][-1]["url"] == moved.url
+        assert {a["url"] for a in done["attempts"][:3]} == {receiver.url}
+        assert len(receiver.received) == 3             # nothing more went to the old address
+    finally:
+        moved.stop()
+
+
+def test_bulk_redelivery_goes_to_the_current_url_and_skips_keys_without_one(app, client, hooked, receiver):
+    from tests.support.receiver import WebhookReceiver
+
+    auth, issued = hooked
+    receiver.responses = [500, 500, 500]
+    run(client, auth)
+    settled(client, auth)
+    _move_receiver(app, issued.key.id, None)
+    since = {"since": "2020-01-01T00:00:00Z"}
+    single = redeliver(client, auth, deliveries(client, auth)[0]["id"])
+    assert single.status_code == 409 and single.get_json()["code"] == "webhook_url_missing"
+    assert client.post("/api/v1/webhook-deliveries/redeliver", json=since, headers=auth).get_json()["redelivered"] == 0
+    moved = WebhookReceiver().start()
+    try:
+        _move_receiver(app, issued.key.id, moved.url)
+        assert client.post("/api/v1/webhook-deliveries/redeliver", json=since,
+                           headers=auth).get_json()["redelivered"] == 1
+        moved.wait_for(1)
+        assert len(receiver.received) == 3
+    finally:
+        moved.stop()
