@@ -364,7 +364,7 @@ def main() -> int:
     print("answers by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(load.outcomes.items())))
     print(f"processes left after stopping: {len(left)} {left or ''}")
     if left:
-        print("  (helpers of a server killed with kill -9 outlive it: issue 32's cleanup; the soak ends them)")
+        print("  (the soak ends them now)")
         for pid, _ in left:
             try:
                 os.kill(pid, signal.SIGKILL)

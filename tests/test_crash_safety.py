@@ -327,3 +327,37 @@ def test_healthz_says_draining_once_the_process_stops(app):
     serving.draining = True      # what SIGTERM sets, for a proxy's health check on a connection still open
     response = client.get("/healthz")
     assert response.status_code == 503 and response.get_json()["status"] == "draining"
+
+
+def _helpers_of(pid: int) -> set[int]:
+    """The processes descended from `pid` (its fork server, print workers and resource tracker)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_print_helpers_end_within_seconds_of_a_killed_server(served):
+    env, _, _ = served
+    server = start_service(env, free_port())
+    helpers = wait_until(lambda: _helpers_of(server.pid) if len(_helpers_of(server.pid)) >= 3 else None, timeout=30)
+    server.send_signal(signal.SIGKILL)
+    server.wait(10)
+    wait_until(lambda: not any(_alive(pid) for pid in helpers), timeout=10, interval=0.2)

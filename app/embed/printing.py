@@ -22,6 +22,7 @@ import gc
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
@@ -68,12 +69,27 @@ def print_in_worker(html: str) -> tuple[bytes, float]:
     return print_html(html), _resident_mb()
 
 
-def _start_worker() -> None:
+def _outlive_no_server(server_pid: int) -> None:
+    """End this worker within a second of the serving process's death, however it died (kill -9, the
+    out-of-memory killer): a worker holds the write end of its own task queue and of the fork server's and
+    resource tracker's pipes, so without this it, and through it they, would wait for work forever."""
+    while True:
+        time.sleep(1)
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:   # the pid was reused by another user's process: ours is gone
+            os._exit(0)
+
+
+def _start_worker(server_pid: int) -> None:
     # What the imports built lives as long as the worker; the youngest generation holds 10,000 objects
     # instead of 700, since the default ran ~280 collections over each report's live layout tree
     # (a quarter of a 200-requirement print).
     gc.freeze()
     gc.set_threshold(10_000, 10, 10)
+    threading.Thread(target=_outlive_no_server, args=(server_pid,), name="server-watch", daemon=True).start()
 
 
 _lock = threading.Lock()
@@ -97,7 +113,7 @@ def _printer() -> ProcessPoolExecutor:
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
             _pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                        max_tasks_per_child=max_prints)
+                                        initargs=(os.getpid(),), max_tasks_per_child=max_prints)
         return _pool
 
 
