@@ -61,8 +61,10 @@ def _channels(server) -> list[HTTPChannel]:
 
 
 def _busy(channel: HTTPChannel) -> bool:
-    """A connection with a request being received, queued, served or sent."""
-    return bool(channel.request is not None or channel.requests or channel.total_outbufs_len)
+    """A connection with a request being received, queued, served or sent, or active in the last second
+    (a connection just accepted from the backlog whose request the main loop has not read yet)."""
+    return bool(channel.request is not None or channel.requests or channel.total_outbufs_len
+                or time.time() - channel.last_activity < 1.0)
 
 
 def stop_listening(server) -> None:
@@ -89,8 +91,8 @@ def stop_listening(server) -> None:
 
 def drain_and_exit(app, server, requests: Requests, grace: float) -> None:
     deadline = time.monotonic() + grace
-    time.sleep(0.1)
-    server.socket.close()
+    # Closed once the main loop's current wait (at most its loop timeout), which may list it, has ended.
+    threading.Timer(server.adj.asyncore_loop_timeout + 0.5, server.socket.close).start()
     while time.monotonic() < deadline:
         if requests.in_flight == 0 and not any(_busy(channel) for channel in _channels(server)):
             break
