@@ -33,7 +33,7 @@ def test_docs_render_the_operations_from_our_origin_alone(browser, live, make_ke
     assert "script-src 'self'" in response.headers["content-security-policy"]
     sync_api.expect(page).to_have_title("Compliance Report Service API")
     sync_api.expect(page.get_by_text("Submit an assessment", exact=True)).to_be_visible()
-    sync_api.expect(page.locator(".opblock")).to_have_count(15)
+    sync_api.expect(page.locator(".opblock")).to_have_count(16)
     # The Markdown of info.description: the error table and the webhooks.
     sync_api.expect(page.locator(".info table code", has_text="idempotency_key_reused")).to_be_visible()
     sync_api.expect(page.get_by_role("heading", name="Verifying a signature")).to_be_visible()

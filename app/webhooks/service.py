@@ -47,7 +47,7 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
     if delivery is None:
         raise not_found("No webhook delivery with that id.")
     url = db.session.scalar(select(ApiKey.webhook_url).where(ApiKey.id == delivery.api_key_id))
-    if not url:
+    if not url and delivery.status != "pending":   # a round still pending says so first (below)
         raise ApiError(409, "webhook_url_missing",
                        "The key this delivery was sent for has no webhook URL any more; set one on the key, then"
                        " redeliver.")
@@ -58,7 +58,7 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
         update(WebhookDelivery)
         .where(WebhookDelivery.pk == delivery.pk, WebhookDelivery.status.in_(("succeeded", "failed")))
         .values(status="pending", round_attempts=0, rescue_rounds=0, next_attempt_at=utcnow(), claimed_until=None,
-                url=url))   # the key's URL now: a partner who moved its receiver gets the event there
+                url=url or delivery.url))   # the key's URL now: a partner who moved its receiver gets the event there
     db.session.commit()
     if started.rowcount != 1:
         raise ApiError(409, "redelivery_pending",
