@@ -25,8 +25,7 @@ from ..assessments import stranded_run
 from ..catalog import DEFAULT_METHODOLOGY
 from ..database import discard_session
 from ..extensions import db
-from ..keys.auth import AuthenticatedKey
-from ..keys.service import normalize_framework
+from ..keys.auth import AuthenticatedKey, authenticated
 from ..models import ApiKey, Assessment, IdempotencyKey, utcnow
 from .service import Run, fail_run, generation_result, new_run_token, run_in_background
 
@@ -38,11 +37,7 @@ def _key(key_id: int) -> AuthenticatedKey | None:
     """The key a run was started with, as a request would have authenticated it (revoked or not: the
     run was accepted while it was valid)."""
     row = db.session.get(ApiKey, key_id)
-    if row is None:
-        return None
-    return AuthenticatedKey(id=row.id, partner_id=row.partner_id, rate_limit=row.rate_limit,
-                            frameworks=frozenset(normalize_framework(f) for f in row.frameworks or []),
-                            masked=row.masked, livemode=bool(row.livemode))
+    return None if row is None else authenticated(row)
 
 
 def _settle_request(assessment_id: int, record: dict) -> None:

@@ -69,11 +69,16 @@ def authenticate_request() -> AuthenticatedKey | None:
     if last_used is None or now - last_used > LAST_USED_RESOLUTION:
         db.session.execute(update(ApiKey).where(ApiKey.id == key.id).values(last_used_at=now))
         db.session.commit()
-    g.api_key = AuthenticatedKey(
+    g.api_key = authenticated(key)
+    return g.api_key
+
+
+def authenticated(key) -> AuthenticatedKey:
+    """What a request (or a run resumed for one) knows of a key, from its row (ORM object or Core row)."""
+    return AuthenticatedKey(
         id=key.id, partner_id=key.partner_id, rate_limit=key.rate_limit,
         frameworks=frozenset(normalize_framework(f) for f in key.frameworks or []), masked=f"crs_…{key.last4}",
         livemode=bool(key.livemode))
-    return g.api_key
 
 
 def unauthorized() -> ApiError:
