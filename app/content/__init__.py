@@ -154,6 +154,23 @@ class Topic:
 
 
 @dataclass(frozen=True)
+class Subject:
+    id: str          # "access.joiners_leavers"
+    topic: str
+    terms: tuple[str, ...]
+    risk: str
+    impact: str
+    liability: str
+    evidence: str
+    cost: str
+    operations: str
+    oversight: str
+    customers: str
+    people: str
+    recovery: str
+
+
+@dataclass(frozen=True)
 class Persona:
     id: str
     label: str
@@ -220,6 +237,7 @@ class Content:
     general_facts: tuple[dict, ...]
     personas: tuple[Persona, ...]
     methodologies: tuple[Methodology, ...]
+    subjects: tuple[Subject, ...] = ()
 
     # ------------------------------------------------------------------ matching partner text
     def framework_for(self, text: str) -> Framework | None:
@@ -257,6 +275,28 @@ class Content:
         same order, but not one found only by weight-1 stems: those are hints that may lead only when
         nothing heavier is found. One regular expression for all topics, compiled once per process."""
         return _title_matcher(self.topics)(title)
+
+    def subjects_in(self, text: str) -> frozenset[str]:
+        """The subjects a text names (any of a subject's terms at a word start): what an argument is about."""
+        haystack = _words(text or "")
+        return frozenset(sub.id for sub in self.subjects if any(" " + t in haystack for t in sub.terms))
+
+    def subject_of(self, title: str, obliges: str = "", topic: str = "") -> Subject | None:
+        """The one subject a requirement is about: most terms found in its title (counting double) and in what
+        it obliges, a subject of its main topic winning ties; None when no term is found. A subject of another
+        topic needs a term in the title: words of an obligation ("updated periodically") do not make a system
+        security plan a patching matter."""
+        head, rest = _words(title), _words(obliges)
+        best, score = None, (0, False, "")
+        for sub in self.subjects:
+            titled = sum(" " + t in head for t in sub.terms)
+            if not titled and sub.topic != topic:
+                continue
+            hits = 2 * titled + sum(" " + t in rest for t in sub.terms)
+            key = (hits, sub.topic == topic, sub.id)
+            if hits and (key[:2] > score[:2] or key[:2] == score[:2] and key[2] < score[2]):
+                best, score = sub, key
+        return best
 
 
 # Tie order between equal scores: narrow topics before the broad ones their words also touch.
@@ -385,6 +425,8 @@ def load(root: Path = ROOT) -> Content:
                                            data["data"], data["customers"], data["served"],
                                            data["one_served"], data["systems"], data["regulators"],
                                            tuple(data["facts"]))
+    subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")), **entry)
+                     for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())
     general = read(root / "general.toml", schemas.GeneralSchema())
     personas = []
     for path in _files(root, "personas"):
@@ -409,4 +451,4 @@ def load(root: Path = ROOT) -> Content:
             raise ContentError(f"{root / what}: position_in_catalogue: two files share a position")
     return Content(topics, topics_file["effort_basis"], frameworks, industries, tuple(general["facts"]),
                    tuple(p for _, p in sorted(personas, key=lambda x: x[0])),
-                   tuple(m for _, m in sorted(methodologies, key=lambda x: x[0])))
+                   tuple(m for _, m in sorted(methodologies, key=lambda x: x[0])), subjects)

@@ -33,6 +33,8 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 # the start of one, the framework's short and full names, what the framework protects, and the
 # industry as the partner wrote it. `ask` only in a methodology's call to action.
 SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
+                   # "an automotive parts supplier"; what an owner calls the organization ("practice", "business")
+                   "a_industry", "business",
                    # whom the organization serves, from the industry pack ("patients", "a patient"); without one,
                    # "the people {org} serves" and "someone {org} serves", never a guessed sector
                    "served", "one_served",
@@ -205,6 +207,46 @@ class IndustrySchema(Schema):
     systems = fields.String(required=True, validate=validate.Regexp(r"^the [a-z]"))
     regulators = fields.String(required=True, validate=_text)
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
+
+
+class SubjectSchema(Schema):
+    terms = fields.List(fields.String(validate=validate.Length(min=2, max=60)), required=True,
+                        validate=validate.Length(min=1))
+    risk = Text(required=True)
+    impact = Text(required=True)
+    liability = Text(required=True)
+    evidence = Text(required=True)
+    cost = Text(required=True)
+    operations = Text(required=True)
+    oversight = Text(required=True)
+    customers = Text(required=True)
+    people = Text(required=True)
+    recovery = Text(required=True)
+
+
+class SubjectsFileSchema(Schema):
+    """subjects.toml: [<topic>.<subject>] tables."""
+    class Meta:
+        unknown = "include"
+
+    @post_load
+    def nested(self, data, **_):
+        errors, out = {}, {}
+        for topic, table in sorted(data.items()):   # unknown fields come back in no fixed order
+            if topic not in TOPICS:
+                errors[topic] = [f"not a topic; one of {list(TOPICS)}"]
+                continue
+            if not isinstance(table, dict) or not table:
+                errors[topic] = ["must hold subject tables"]
+                continue
+            for sid, entry in sorted(table.items()):
+                try:
+                    out[f"{topic}.{sid}"] = SubjectSchema().load(entry)
+                except ValidationError as exc:
+                    errors[f"{topic}.{sid}"] = exc.messages
+        if errors:
+            raise ValidationError(errors)
+        return out
 
 
 class GeneralSchema(Schema):

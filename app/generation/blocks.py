@@ -13,8 +13,8 @@ import re
 from collections import Counter
 
 from .plan import main_topic, work_plan
-from .pricing import MONEY_READERS, money, rates, week_end, when
-from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, STATUS_WORD, Reading, Tier, tiers_of, topic_labels
+from .pricing import MONEY_READERS, likely, money, rates, week_end, when
+from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, STATUS_WORD, Reading, Tier, infos_of, tiers_of, topic_labels
 from .wording import cap, join, plural
 
 Output = tuple[list[str], list[str]]
@@ -64,7 +64,9 @@ def tier_standing(r: Reading) -> str | None:
     if not tiers or r.p.id not in TIER_LEAD:
         return None
     fw = r.framework
-    intro = r.fill(TIER_LEAD[r.p.id], term=fw.tier_term, terms=plural(fw.tier_term))
+    # "the CMMC levels", not "the CMMC CMMC levels": a tier term may carry the framework's name already.
+    lead = TIER_LEAD[r.p.id].replace("{framework} ", "") if fw.short in fw.tier_term else TIER_LEAD[r.p.id]
+    intro = r.fill(lead, term=fw.tier_term, terms=plural(fw.tier_term))
     items = plural(r.item_term)
 
     def count(t: Tier) -> str:   # "5 of the 15 IG1 safeguards assessed are met"
@@ -116,9 +118,17 @@ def findings(r: Reading) -> Output:
         return paras + _met_findings(r), []
     # The reader's own topics are argued, in the plan's order, each with the reader's stake in it; the rest of
     # the assessment is listed, each requirement with its status, so nothing open is out of view.
-    own = [g for g in r.groups if g.topic.id in r.p.topics][:MAX_GROUPS]
-    rest = [g for g in r.groups if g not in own]
-    paras += [_group_finding(r, g, first=n == 0) for n, g in enumerate(own)]
+    # Readers of the whole assessment have the first groups of the shared plan argued, so "first to close" is
+    # always among them; area readers have their own (their groups are their own topics already).
+    own, unargued = [], []
+    for g in r.groups[:MAX_GROUPS]:
+        text = _group_finding(r, g, first=not own)
+        if text:
+            own.append(text)
+        else:
+            unargued.append(g)
+    rest = unargued + list(r.groups[MAX_GROUPS:])
+    paras += own
     if note and r.p.id not in COUNSEL_FIRST:
         paras.append(note)
     if "exposure" not in r.plan_blocks:
@@ -148,7 +158,8 @@ def _cost_sentence(r: Reading) -> str | None:
     last = max((s.last_week for s in plan.steps), default=0)
     # Short sentences, a figure each, as a budget line reads; the basis is in the appendix.
     end = week_end(r.f, last)
-    return " ".join([f"Cost to close everything open: {money(r.f, plan.total)}.",
+    return " ".join([f"Cost to close: about {likely(r.f, plan.total)}.",
+                     f"Range: {money(r.f, plan.total)}, people's time only.",
                      f"Work: {plan.total_range} person-days over {last} {'week' if last == 1 else 'weeks'}.",
                      *([f"Finish: {end.day} {end:%B %Y}."] if end else []), "Basis: see the appendix."])
 
@@ -202,29 +213,44 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
     return text[:1].lower() + text[1:]
 
 
-def _group_finding(r: Reading, group, first: bool = True) -> str:
-    """One of the reader's topics, in one sentence: the reader's stake in the topic as a whole, then its open
-    requirements, each from its own entry (what it obliges, where the pack knows it)."""
-    topic = group.topic
-    stake = r.stake(topic)
-    lead = r.fill(r.plan.finding, topic=topic.label, Topic=cap(topic.label), angle=stake, Angle=cap(stake))
-    items = ["no documented security policy exists"] if group.policy else []
-    # What a requirement obliges is spelled out for the readers who build or test it, and for a decision
-    # maker once, on the first item; the appendix gives it for every open requirement.
+def _group_finding(r: Reading, group, first: bool = True) -> str | None:
+    """One topic's open requirements, argued one by one: each requirement that this reader has a reason for
+    (`Reading.why`: the reader's angle that names the requirement's subject, or the subject's own reason) gets a
+    sentence with that reason, its status and, where the pack knows it, what it obliges; the others of the
+    topic are named in the last sentence. None when no requirement of the topic has a reason (the caller lists
+    it): a topic-level argument is never joined to a requirement it is not about.
+
+    Each sentence carries the reader's own words or is short, so reports of the same run do not share it."""
+    shown = group.indices[:2]
+    # What a requirement obliges is spelled out for the readers who build or test it, and for a decision maker
+    # on the first item; the appendix gives it for every open requirement.
     explain = r.relation != "decision_maker" or first
-    items += [r.item_clause(i, with_obligation=explain and n == 0) for n, i in enumerate(group.indices[:2])]
-    more = group.indices[2:]
-    text = f"{lead.rstrip('.')}; here, {'; '.join(items)}"   # one requirement per clause
-    if more:
-        text += f"; also open here: {r.refs(more, limit=MAX_NAMED)}"
-    return text + "."
+    sentences, bare = [], []
+    for i in shown:
+        why = r.why(i)
+        if why is None:
+            bare.append(i)
+            continue
+        clause = r.item_clause(i, with_obligation=explain and not sentences)
+        reason, tid = why[0].rstrip("."), why[1] or main_topic(r.f, i)
+        reason = _lower_first(reason) if why[1] is None else reason
+        label = r.content.topics[tid].label
+        lead = r.fill(r.plan.finding, topic=label, Topic=cap(label), angle=reason, Angle=cap(reason))
+        sentences.append(f"{lead.rstrip('.')}; here, {clause}")
+    policy = f"{r.slots['Org']} has no documented security policy." if group.policy else ""
+    if not sentences:
+        return policy or None
+    rest = bare + list(group.indices[2:])
+    if rest:
+        sentences[-1] += f"; also open in {group.topic.label}: {r.refs(rest, limit=MAX_NAMED)}"
+    return " ".join(filter(None, [policy, *(s + "." for s in sentences)]))
 
 
 DELIVERABLE_LEAD = {
     "ceo_president": "What the chief executive can promise {served} and partners rests on what they read",
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
-    "small_business_owner": "What a partner, bank or insurer asking for proof will see",
+    "small_business_owner": "Beyond the day-to-day risk, the open items matter to whoever checks on {org}",
     "general_counsel": "For counsel, the first question is what {org} can truthfully certify or report",
 }
 
@@ -232,7 +258,12 @@ DELIVERABLE_LEAD = {
 def _as_one(text: str) -> str:
     """Sentences joined into one, so a lead clause carries the whole note."""
     parts = [s.strip().rstrip(".") for s in re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip()) if s.strip()]
-    return "; ".join(p[:1].lower() + p[1:] if n and not p[:2].isupper() else p for n, p in enumerate(parts))
+    return "; ".join(p if not n or _acronym(p.split(" ", 1)[0]) else p[:1].lower() + p[1:] for n, p in enumerate(parts))
+
+
+def _acronym(word: str) -> bool:
+    """ "HIPAA", "SOC", "ISO/IEC" keep their capitals mid-sentence; "A" and "The" do not."""
+    return len(word) > 1 and word[:2].isupper()
 
 
 def _deliverable_note(r: Reading) -> str | None:
@@ -295,7 +326,9 @@ def strengths(r: Reading) -> Output:
 
 def _gets_deliverable(r: Reading) -> bool:
     """Whether the findings tell this reader what open items mean for the document outsiders read."""
-    return bool(r.p.id in DELIVERABLE_READERS and (r.p.id not in PAYER or r.framework and r.framework.key in ATTESTED)
+    return bool(r.p.id in DELIVERABLE_READERS
+                and (r.p.id == "small_business_owner" or r.p.id not in PAYER
+                     or r.framework and r.framework.key in ATTESTED)
                 and r.framework and r.framework.open_items_mean)
 
 
@@ -469,6 +502,14 @@ def alternatives(r: Reading) -> Output:
     topic = _scenario_topic(r)
     if r.all_met:
         return [f"Who keeps {topic.label} evidenced:"], ["The team that runs it", "An outside reviewer, once a year"]
+    # A requirement the framework marks "required" (HIPAA) cannot be accepted as a risk; it is implemented.
+    group = next((g for g in r.groups if g.topic is topic), None)
+    required = [i for i in (group.indices if group else ())
+                if (infos_of(r.f)[i] or {}).get("designation") == "required"]
+    if required:
+        return [f"For {topic.label}, two routes:"], [
+            "Build: the team does the work", "Buy: a managed service you oversee",
+            f"Accept: not open, {r.slots['framework']} requires {'it' if len(required) == 1 else 'these'}"]
     return [f"For {topic.label}, three routes:"], [
         "Build: the team does the work", "Buy: a managed service you oversee",
         "Accept: in writing, with a review date"]

@@ -29,7 +29,7 @@ from .grounding import GroundingError, check_grounding
 from .negotiation import Negotiator, extract_json
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, basis_sentence, money
-from .reading import slots_for
+from .reading import reason_order, slots_for, subjects_of
 from .template_engine import TemplateEngine, appendix, basis, reading_for
 from .wording import plural
 
@@ -125,6 +125,13 @@ def _obliges(facts: AssessmentFacts, rid: str) -> str | None:
     return info["obliges"].format_map(slots_for(facts)) if info and info.get("obliges") else None
 
 
+def _reason_lines(r) -> list[str]:
+    """ "- A.8.5: <why its subject matters, in the kind of reason this reader weighs first>" per open requirement."""
+    kind, subjects = reason_order(r.p)[0], subjects_of(r.f)
+    return [f"- {r.short(i)}: {r.fill(getattr(subjects[i], kind))}" for g in r.groups for i in g.indices
+            if subjects[i] is not None]
+
+
 def _topic_line(r, topic) -> str:
     return (f"- {topic.label}: {r.stake(topic)} (not met here means: {r.fill(topic.absent)}; partly met: "
             f"{r.fill(topic.partial)})")
@@ -151,6 +158,9 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
         + ("; ".join(f"{r.short(i)} ({STATUS_WORDS[r.f.requirements[i].status]}, {g.topic.label})"
                      for g in r.groups for i in g.indices)
            or "none; say so, and say what the reader's job is then"),
+        "Why each of those matters to this reader (argue a requirement only with its own reason, never with "
+        "another requirement's or a whole topic's):",
+        *_reason_lines(r),
         "Open requirements with other owners (mention briefly, with the owner): "
         + ("; ".join(f"{owner}: {k} on {label}" for owner, label, k in r.others_by_owner()) or "none"),
         *([f"First to close (the work plan's order): {r.short(r.first_item)}"] if r.first_item is not None else []),

@@ -2,8 +2,9 @@
 
 Effort per open requirement comes from the planning table in app/content/topics.toml (person-days
 by topic and status: our stated assumption, printed in each report's appendix). Steps take the
-topics with open requirements, lowest tier first where the framework has tiers, then in `RISK_ORDER`
-(sign-in, backups, patching before the rest), then most not-met items first; each step lasts as many
+topics with open requirements, lowest tier first where the framework has tiers, then topics with a
+control not met before those only partly met, then in `RISK_ORDER` (sign-in, backups, patching before
+the rest); each step lasts as many
 weeks as one person needs for its upper estimate (five working days a week), and the next step
 starts halfway through it, so the plan overlaps work the way a small team does.
 """
@@ -98,8 +99,10 @@ def _work_plan(facts: AssessmentFacts) -> WorkPlan:
         by_topic[tid].sort(key=lambda i: tier[i])
     pack = facts.framework_pack
     risk = (*pack.first_topics, *(t for t in RISK_ORDER if t not in pack.first_topics)) if pack else RISK_ORDER
-    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), risk.index(tid),
-                                              -not_met[tid], -len(by_topic[tid])))
+    # Within a tier, a topic with a control absent (not met) comes before one whose controls are only partly in
+    # place: readers rank an absent control above a partial one whatever its topic.
+    order = sorted(by_topic, key=lambda tid: (min(tier[i] for i in by_topic[tid]), not not_met[tid],
+                                              risk.index(tid), -not_met[tid], -len(by_topic[tid])))
     steps, start = [], 1
     policy = (0, 0)
     if not facts.has_policy:   # the policy comes first: the controls are owned and mandated by it

@@ -12,13 +12,16 @@ from datetime import date, timedelta
 from .facts import AssessmentFacts
 
 MONEY_READERS = frozenset({"cfo", "board_member", "ceo_president", "small_business_owner"})
-# Eight hours at the median hourly wage of US information security analysts ($60.05, May 2024) is
-# about 480 USD; the high end allows three times that for an outside specialist with overheads.
-DEFAULT_DAY_RATE = (480, 1440)
-DEFAULT_BASIS = ("Priced at USD 480-1,440 a person-day, a default range: the low end is eight hours at the median "
-                 "hourly wage of US information security analysts ($60.05, U.S. Bureau of Labor Statistics, "
-                 "Occupational Outlook Handbook, May 2024 data), the high end three times that, for an outside "
-                 "specialist with overheads. An assumption for budgeting, not a quote.")
+# Eight hours at the median hourly wage of US information security analysts ($60.05, May 2024) is about 480 USD;
+# the range runs from one and a half times that (an employee with employer costs and overheads) to two and a half
+# times (an outside specialist). Wider ranges gave readers nothing to approve (issue 28 panel).
+DEFAULT_DAY_RATE = (720, 1200)
+LABOUR_ONLY = "People's time only: tools, subscriptions and audit or certification fees are not included."
+DEFAULT_BASIS = ("Priced at USD 720-1,200 a person-day, a default range: eight hours at the median hourly wage of US "
+                 "information security analysts ($60.05, U.S. Bureau of Labor Statistics, Occupational Outlook "
+                 "Handbook, May 2024 data) is about USD 480; the low end is one and a half times that, for an "
+                 "employee with employer costs, the high end two and a half times, for an outside specialist. "
+                 f"{LABOUR_ONLY} An assumption for budgeting, not a quote.")
 BLS_SOURCE = {"source": "U.S. Bureau of Labor Statistics, Occupational Outlook Handbook: Information Security "
                         "Analysts (May 2024 wage data), 2025",
               "url": "https://www.bls.gov/ooh/computer-and-information-technology/information-security-analysts.htm"}
@@ -38,10 +41,18 @@ def money(facts: AssessmentFacts, days: tuple[int, int]) -> str:
     return f"{currency} {lo:,}" if lo == hi else f"{currency} {lo:,}-{hi:,}"
 
 
+def likely(facts: AssessmentFacts, days: tuple[int, int]) -> str:
+    """The middle of the range, to two significant figures: "USD 33,000", the figure a budget line carries."""
+    lo_rate, hi_rate, currency = rates(facts)
+    mid = (days[0] + days[1]) / 2 * (lo_rate + hi_rate) / 2
+    digits = max(0, len(str(int(mid))) - 2)
+    return f"{currency} {int(round(mid, -digits)):,}"
+
+
 def basis_sentence(facts: AssessmentFacts) -> str:
     if facts.day_rate:
         return (f"Priced at {facts.currency} {facts.day_rate:,} a person-day, the day rate your adviser set for "
-                f"this work. An assumption for budgeting, not a quote.")
+                f"this work. {LABOUR_ONLY} An assumption for budgeting, not a quote.")
     return DEFAULT_BASIS
 
 

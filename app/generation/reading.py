@@ -9,9 +9,10 @@ per-assessment parts (topics, the work plan) are computed once on the facts and 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from ..content import Persona, Plan, Topic, load
+from ..content import Persona, Plan, Subject, Topic, load
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
 from .wording import join, plural
@@ -20,6 +21,34 @@ STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"
 MAX_GROUPS = 4       # topic groups discussed in the body of one report
 MAX_NAMED = 4        # requirements named per group; the rest are counted and left to the appendix
 MAX_FACTS = 3        # sourced facts quoted in one report
+LENS_REASONS = 3     # requirements argued by their subject's reason (not the reader's own angle) in one report
+# A subject's reasons, one per kind (app/content/subjects.toml), each read by one reader per run (`lens_allotment`):
+# readers take the kinds in their own order of interest and fall back to the next where a kind is taken.
+LENSES = ("risk", "impact", "liability", "evidence", "cost", "operations", "oversight", "customers", "people",
+          "recovery")
+_FIRST = {   # the kinds a reader wants first; the other kinds follow in LENSES order
+    "board_member": ("oversight", "impact"), "investor": ("oversight", "evidence"),
+    "ceo_president": ("impact", "customers"), "small_business_owner": ("impact", "cost"), "cfo": ("cost", "impact"),
+    "coo": ("recovery", "operations"), "sales_director": ("customers",), "marketing_director": ("customers",),
+    "hr_director": ("people",), "project_manager": ("people", "operations"), "incident_responder": ("recovery",),
+    "internal_auditor": ("evidence",), "external_auditor": ("evidence",),
+    "insurance_underwriter": ("evidence", "impact"),
+}
+_BY_RELATION = {"operator": ("risk", "operations"), "outside_reader": ("evidence",), "decision_maker": ("impact",)}
+
+
+# Kinds that do not fit a reader at all: a practice owner has no buyers' due diligence or board to answer to, an
+# operator reads neither, and outside readers are not told how staff or budgets run.
+_NEVER = {"small_business_owner": {"customers", "oversight"}, "operator": {"customers", "oversight"},
+          "outside_reader": {"customers", "people", "cost", "operations"}}
+
+
+def reason_order(persona: Persona) -> tuple[str, ...]:
+    """The kinds of a subject's reasons this reader takes, most wanted first; kinds that do not fit them left out."""
+    first = _FIRST.get(persona.id) or (("liability", "evidence") if persona.category == "Management"
+                                       else _BY_RELATION[persona.relation])
+    never = _NEVER.get(persona.id, set()) | _NEVER.get(persona.relation, set())
+    return tuple(k for k in (*first, *(k for k in LENSES if k not in first)) if k not in never)
 GENERIC_DATA = "sensitive data"
 POLICY = "the missing security policy"   # named among requirements: in lists, "starting with ..."
 # Readers who answer for the whole organization see the whole assessment from their angle; outside
@@ -61,6 +90,17 @@ def _industry_name(text: str) -> str:
     return text[:1].lower() + text[1:] if first[1:].islower() else text
 
 
+NOT_A_BUSINESS = frozenset({"nonprofit", "public_sector", "education"})
+
+
+def _business_word(industry: str, pack) -> str:
+    """What an owner calls the organization: "practice" (a dental or medical practice, a law practice),
+    "organization" (a charity, a council, a school), else "business"."""
+    if re.search(r"\bpractice\b", industry or "", re.I):
+        return "practice"
+    return "organization" if pack and pack.key in NOT_A_BUSINESS else "business"
+
+
 def slots_for(facts: AssessmentFacts) -> dict[str, str]:
     """What the content files' placeholders stand for in this assessment's reports."""
     def build():
@@ -73,9 +113,12 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "framework_name": fw.name if fw else facts.framework,
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
                 "industry": _industry_name(facts.industry),
+                "a_industry": f"{'an' if _industry_name(facts.industry)[:1].lower() in 'aeiou' else 'a'} "
+                              f"{_industry_name(facts.industry)}",
                 "served": ind.served if ind else f"the people {facts.organization} serves",
                 "one_served": ind.one_served if ind else f"someone {facts.organization} serves",
-                "systems": ind.systems if ind else "the main systems"}
+                "systems": ind.systems if ind else "the main systems",
+                "business": _business_word(facts.industry, ind)}
     return facts.memo("slots", build)
 
 
@@ -130,6 +173,7 @@ class Reading:
         self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered and t in can)
         self.plan_blocks = {b for section in plan.sections for b in section.blocks}
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
+        self.argued: set[str] = set()     # the topics whose persona angle a finding has used
         self.slots = slots_for(facts)
 
     @property
@@ -214,12 +258,38 @@ class Reading:
         info = infos_of(self.f)[i]
         return self.fill(info["obliges"]) if info and info.get("obliges") else None
 
+    def why(self, i: int) -> tuple[str, str | None] | None:
+        """Why requirement i matters to this reader, from the requirement's own subject: the persona's angle
+        that names that subject (the requirement's topic's angle first; each angle argued once per report),
+        as (angle, its topic); else the subject's own reason in the reader's lens, as (sentence, None), where the
+        run allotted it to this reader (`lens_allotment`); None otherwise. An angle about multi-factor sign-in
+        never argues "Termination procedures"."""
+        sub = subjects_of(self.f)[i]
+        if sub is None:
+            return None
+        own = main_topic(self.f, i)
+        for tid in [own, *(t for t in self.p.angles if t != own)]:
+            if tid in self.p.angles and tid not in self.argued and sub.id in self._angle_subjects(tid):
+                self.argued.add(tid)
+                return self.fill(self.p.angles[tid]), tid
+        allotted = lens_allotment(self.f)
+        lens = next((name for name in LENSES if allotted.get((i, name)) == self.p.id), None)
+        return (self.fill(getattr(sub, lens)), None) if lens else None
+
+    def angle_for(self, i: int) -> bool:
+        """Whether any of this reader's angles names requirement i's subject."""
+        sub = subjects_of(self.f)[i]
+        return bool(sub) and any(sub.id in self._angle_subjects(t) for t in self.p.angles)
+
+    def _angle_subjects(self, tid: str) -> frozenset[str]:
+        return self.content.subjects_in(self.p.angles[tid])
+
     def item_clause(self, i: int, with_obligation: bool = True) -> str:
         """One requirement with its own status, and what it obliges where the pack knows it."""
         status = self.f.requirements[i].status
         text = f"{self.ref(i)} is {STATUS_WORD[status]}"
         asks = self.obliges(i) if with_obligation else None
-        if asks:
+        if asks and not echoes(self.f.requirements[i].title, asks):
             text += f", where {self.slots['framework']} asks for {asks}"
         return text
 
@@ -239,6 +309,28 @@ def infos_of(facts: AssessmentFacts) -> tuple[dict | None, ...]:
     """What the framework pack knows of each requirement, looked up once per run."""
     pack = facts.framework_pack
     return facts.memo("infos", lambda: tuple(pack.info(r.id) if pack else None for r in facts.requirements))
+
+
+def subjects_of(facts: AssessmentFacts) -> tuple[Subject | None, ...]:
+    """What each requirement is about (its subject), from its title and what it obliges, once per run."""
+    def build():
+        content = load()
+        return tuple(content.subject_of(r.title, (info or {}).get("obliges", ""), main_topic(facts, i))
+                     for i, (r, info) in enumerate(zip(facts.requirements, infos_of(facts), strict=True)))
+    return facts.memo("subjects", build)
+
+
+_FILLER = frozenset({"and", "or", "of", "the", "a", "an", "to", "for", "with", "its", "their", "by", "in", "on"})
+
+
+def echoes(title: str, obliges: str) -> bool:
+    """Whether what a requirement obliges only repeats its title ("Assesses and manages risks associated with
+    vendors" asks for "assessment and management of risks associated with vendors"): every word of the
+    obligation starts like a word of the title."""
+    def stems(text: str) -> set[str]:
+        return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _FILLER}
+    said, asked = stems(title), stems(obliges)
+    return bool(asked) and len(asked - said) <= 1 and len(asked) <= len(said) + 2
 
 
 def refs_of(facts: AssessmentFacts) -> tuple[str, ...]:
@@ -305,6 +397,30 @@ def topic_owner(topic: str, reader: str) -> str:
         return "leadership"
     label = min(candidates, key=lambda c: c[:2])[2].label
     return "the " + " ".join(w if w.isupper() else w.lower() for w in label.split())
+
+
+def lens_allotment(facts: AssessmentFacts) -> dict[tuple[int, str], str]:
+    """Which reader argues a requirement by its subject's own reason, decided once for all 25: {(requirement,
+    lens): persona}. A subject's reason reads the same in every report of its lens, so each goes to one reader
+    per run, at most LENS_REASONS per reader: readers in the allotment order of facts (outside readers first),
+    each taking, in the plan's order, the requirements its findings name that none of its own angles argues."""
+    def allot():
+        content = load()
+        taken: dict[tuple[int, str], str] = {}
+        order = sorted(content.personas, key=lambda p: ALLOT_ORDER.index(p.category))
+        for persona in order:
+            r = Reading(facts, persona, content.methodologies[0].plans[persona.relation])
+            wanted = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
+                      if subjects_of(facts)[i] is not None and not r.angle_for(i)]
+            lenses = reason_order(persona)
+            for i in wanted[:MAX_GROUPS * 2]:
+                if sum(who == persona.id for who in taken.values()) >= LENS_REASONS:
+                    break
+                lens = next((name for name in lenses if (i, name) not in taken), None)
+                if lens:
+                    taken[(i, lens)] = persona.id
+        return taken
+    return facts.memo("lens_allotment", allot)
 
 
 def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:

@@ -173,7 +173,7 @@ def test_money_readers_get_the_partners_day_rate_and_dates():
 def test_without_a_day_rate_the_default_range_and_its_source_are_stated():
     report, _ = write("hipaa_clinic", "board_member", "sandler")
     text = "\n".join(p for s in report["sections"] for p in s["paragraphs"] + s["bullets"])
-    assert "Priced at USD 480-1,440 a person-day, a default range" in text
+    assert "Priced at USD 720-1,200 a person-day, a default range" in text
     assert "Bureau of Labor Statistics" in text and "bls.gov" in text
 
 
@@ -205,9 +205,16 @@ def test_no_report_names_the_methodology_or_our_internals():
 def test_decision_makers_are_told_what_open_items_mean_for_the_document_customers_read():
     for persona in ("cfo", "ceo_president", "board_member", "small_business_owner"):
         soc2, _ = write("soc2_saas", persona, "sandler")
-        assert "qualifies" in body(soc2) and "Type 2 report" in body(soc2), persona
+        assert "opinion can be qualified" in body(soc2) and "Type 2 report" in body(soc2), persona
+        # and that a control closed now shows as operating only after the fix (the Type 2 period)
+        assert "tested only from the date it began operating" in body(soc2), persona
         pci, _ = write("pci_retail", persona, "challenger")
         assert "Attestation of Compliance" in body(pci), persona
     # where no attestation is read, the chief executive and the board still hear what the regulator sees
     hipaa, _ = write("hipaa_clinic", "board_member", "spin")
     assert "HHS Office for Civil Rights" in body(hipaa)
+    # and so does the owner of a small practice, who answers to the regulator in person (issue 28 panel)
+    owner, _ = write("hipaa_clinic", "small_business_owner", "spin")
+    assert "HHS Office for Civil Rights" in body(owner)
+    # a covered entity is never told it is someone's business associate
+    assert "as a business associate" not in body(owner) and "as a business associate" not in body(hipaa)

@@ -180,6 +180,10 @@ def test_every_prompt_is_fully_rendered_and_carries_the_readers_knowledge():
         assert "Scope: this reader answers for the whole organization" in hipaa[2]["content"]
         assert "Open requirements for this reader, in order of exposure" in hipaa[2]["content"]
         assert "45 CFR" in hipaa[2]["content"]   # the facts the reader may quote, with their sources
+        # each open requirement with its own reason, in the kind counsel weighs first (liability), so the model
+        # never argues one requirement with another's topic (issue 28)
+        assert "argue a requirement only with its own reason" in hipaa[2]["content"]
+        assert re.search(r"\n- 164\.312\(b\): [A-Z][^\n]+\.", hipaa[2]["content"])
     finally:
         engine.close()
 

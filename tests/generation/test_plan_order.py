@@ -1,5 +1,6 @@
 """The shared plan's order (issue 28/29 readers: "first to close" must follow risk, not counting): within a
-tier, sign-in, backups and patching come before the rest; a framework that builds on one topic puts it first
+tier, a topic with an absent control comes before one only partly met, and among those sign-in, backups and
+patching come before the rest; a framework that builds on one topic puts it first
 (HIPAA's risk analysis); the summary, the key points and the call to action all start with the same item."""
 
 from __future__ import annotations
@@ -17,17 +18,27 @@ def facts(framework: str, rows) -> AssessmentFacts:
         "requirements": [{"id": rid, "title": title, "status": status} for rid, title, status in rows]})
 
 
-def test_sign_in_comes_before_a_topic_with_more_absent_controls():
+def test_sign_in_comes_before_a_topic_with_more_absent_controls_of_the_same_severity():
     f = facts("SOC 2", [("CC7.2", "Monitoring", "not_met"), ("CC7.3", "Event evaluation", "not_met"),
-                        ("CC8.1", "Change management", "not_met"), ("CC6.1", "Logical access", "partially_met")])
+                        ("CC8.1", "Change management", "not_met"), ("CC6.1", "Logical access", "not_met")])
     steps = [s.topic.id for s in work_plan(f).steps]
     assert steps[0] == "access" and steps.index("access") < steps.index("logging") < steps.index("change")
     report = ENGINE.write(f, "ciso", "spin")
-    assert "First to close: Logical access (CC6.1), partly met" in report["keyPoints"]
+    assert "First to close: Logical access (CC6.1), not met" in report["keyPoints"]
     summary = report["summary"]
     others = [summary.index(ref) for ref in ("Monitoring (CC7.2)", "Event evaluation (CC7.3)") if ref in summary]
     assert "Logical access (CC6.1)" in summary and all(summary.index("Logical access (CC6.1)") < i for i in others)
     assert report["callToAction"].rstrip(".").endswith("starting with Logical access (CC6.1)")
+
+
+def test_an_absent_control_comes_before_a_partial_one_whatever_its_topic():
+    """Issue 28 readers: "most pressing" listed three partly met items ahead of four not met ones."""
+    f = facts("SOC 2", [("CC6.1", "Logical access", "partially_met"), ("CC8.1", "Change management", "not_met"),
+                        ("CC7.2", "Monitoring", "not_met")])
+    steps = [s.topic.id for s in work_plan(f).steps]
+    assert steps == ["logging", "change", "access"]
+    report = ENGINE.write(f, "ciso", "spin")
+    assert "First to close: Monitoring (CC7.2), not met" in report["keyPoints"]
 
 
 def test_hipaa_puts_the_risk_analysis_first():

@@ -269,7 +269,7 @@ def test_the_readers_who_decide_money_get_the_cost_to_close_in_money_and_its_bas
             point = next(p for p in report["keyPoints"] if p.startswith("Cost to close:"))
             assert re.search(r"\d+-\d+ person-days, about USD [\d,]+-[\d,]+, over \d+ weeks", point), point
             basis = body(report, appendix=True)
-            assert "Priced at USD 480-1,440 a person-day, a default range" in basis
+            assert "Priced at USD 720-1,200 a person-day, a default range" in basis
             assert "bls.gov" in basis
     # Readers who do not decide money are shown person-days only.
     assert not any("USD" in p for p in run("hipaa_clinic", "spin")["network_admin"]["keyPoints"])
@@ -329,7 +329,7 @@ def test_every_report_opens_with_a_few_short_points_for_its_reader():
     first = next(i for step in plan.steps for i in step.indices)
     ref = facts_of("hipaa_clinic").requirements[first]
     assert any(p.startswith(f"First to close: {ref.title} ({ref.id}") for p in hipaa["cfo"]["keyPoints"])
-    assert hipaa["cfo"]["keyPoints"][0].startswith("10 implementation specifications open across the assessment")
+    assert hipaa["cfo"]["keyPoints"][0].startswith("10 requirements open across the assessment")
     assert any("person-days" in p for p in hipaa["network_admin"]["keyPoints"])
     assert hipaa["external_auditor"]["keyPoints"][0].startswith("No documented security policy")
     assert hipaa["investor"]["keyPoints"][0].startswith("Weakest evidence:")
