@@ -273,7 +273,7 @@ class Reading:
                 self.argued.add(tid)
                 return self.fill(self.p.angles[tid]), tid
         allotted = lens_allotment(self.f)
-        lens = next((name for name in LENSES if allotted.get((i, name)) == self.p.id), None)
+        lens = next((name for name in LENSES if allotted.get((sub.id, name)) == (self.p.id, i)), None)
         return (self.fill(getattr(sub, lens)), None) if lens else None
 
     def angle_for(self, i: int) -> bool:
@@ -399,26 +399,27 @@ def topic_owner(topic: str, reader: str) -> str:
     return "the " + " ".join(w if w.isupper() else w.lower() for w in label.split())
 
 
-def lens_allotment(facts: AssessmentFacts) -> dict[tuple[int, str], str]:
-    """Which reader argues a requirement by its subject's own reason, decided once for all 25: {(requirement,
-    lens): persona}. A subject's reason reads the same in every report of its lens, so each goes to one reader
-    per run, at most LENS_REASONS per reader: readers in the allotment order of facts (outside readers first),
-    each taking, in the plan's order, the requirements its findings name that none of its own angles argues."""
+def lens_allotment(facts: AssessmentFacts) -> dict[tuple[str, str], tuple[str, int]]:
+    """Which reader argues which requirement by its subject's own reason, decided once for all 25: {(subject,
+    kind): (persona, requirement)}. A subject's reason reads the same wherever it is quoted, so each goes to one
+    reader and one requirement per run, and a reader quotes at most LENS_REASONS: readers in the allotment order
+    of facts (outside readers first), each taking, in the plan's order, the requirements its findings name that
+    none of its own angles argues, with the first kind of reason it weighs (`reason_order`) still free."""
     def allot():
         content = load()
-        taken: dict[tuple[int, str], str] = {}
+        subjects = subjects_of(facts)
+        taken: dict[tuple[str, str], tuple[str, int]] = {}
         order = sorted(content.personas, key=lambda p: ALLOT_ORDER.index(p.category))
         for persona in order:
             r = Reading(facts, persona, content.methodologies[0].plans[persona.relation])
             wanted = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
-                      if subjects_of(facts)[i] is not None and not r.angle_for(i)]
-            lenses = reason_order(persona)
-            for i in wanted[:MAX_GROUPS * 2]:
-                if sum(who == persona.id for who in taken.values()) >= LENS_REASONS:
-                    break
-                lens = next((name for name in lenses if (i, name) not in taken), None)
-                if lens:
-                    taken[(i, lens)] = persona.id
+                      if subjects[i] is not None and not r.angle_for(i)]
+            given = 0
+            for i in wanted:
+                kind = next((k for k in reason_order(persona) if (subjects[i].id, k) not in taken), None)
+                if kind and given < LENS_REASONS:
+                    taken[(subjects[i].id, kind)] = (persona.id, i)
+                    given += 1
         return taken
     return facts.memo("lens_allotment", allot)
 
