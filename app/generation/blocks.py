@@ -208,7 +208,7 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
     """ "The Security Rule requires" -> "the Security Rule requires"; "HIPAA requires" and a framework's own
     name ("Cyber Essentials requires") stay."""
     names = (r.framework.short, r.framework.name) if r and r.framework else ()
-    if text[:2].isupper() or any(n and text.startswith(n) for n in names):
+    if _acronym(text.split(" ", 1)[0]) or any(n and text.startswith(n) for n in names):
         return text
     return text[:1].lower() + text[1:]
 
