@@ -136,6 +136,7 @@ class Industry:
     systems: str       # "the patient record, scheduling and billing systems"
     regulators: str
     facts: tuple[dict, ...]
+    subject_notes: dict = field(default_factory=dict, hash=False, compare=False)   # subject id -> sentence
 
 
 @dataclass(frozen=True)
@@ -281,6 +282,18 @@ class Content:
         haystack = _words(text or "")
         return frozenset(sub.id for sub in self.subjects if any(" " + t in haystack for t in sub.terms))
 
+    def main_subject(self, text: str) -> str | None:
+        """The one subject an argument is mainly about: the subject with most of its terms in the text, the one
+        named first winning ties ("multi-factor sign-in means a stolen password alone ..." is about multi-factor
+        sign-in, not passwords); None when it names none."""
+        haystack = _words(text or "")
+        best, key = None, None
+        for sub in self.subjects:
+            found = [haystack.find(" " + t) for t in sub.terms if " " + t in haystack]
+            if found and (key is None or (-len(found), min(found)) < key):
+                best, key = sub.id, (-len(found), min(found))
+        return best
+
     def subject_of(self, title: str, obliges: str = "", topic: str = "") -> Subject | None:
         """The one subject a requirement is about: most terms found in its title (counting double) and in what
         it obliges, a subject of its main topic winning ties; None when no term is found. A subject of another
@@ -424,7 +437,7 @@ def load(root: Path = ROOT) -> Content:
         industries[data["key"]] = Industry(data["key"], data["name"], tuple(s.lower() for s in data["match"]),
                                            data["data"], data["customers"], data["served"],
                                            data["one_served"], data["systems"], data["regulators"],
-                                           tuple(data["facts"]))
+                                           tuple(data["facts"]), dict(data["subject_notes"]))
     subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")), **entry)
                      for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())
     general = read(root / "general.toml", schemas.GeneralSchema())
@@ -445,6 +458,11 @@ def load(root: Path = ROOT) -> Content:
         methodologies.append((data["position_in_catalogue"],
                               Methodology(data["id"], data["label"], data["tone"], data["structure"],
                                           data["source"], plans)))
+    known = {sub.id for sub in subjects}
+    for industry in industries.values():
+        unknown = sorted(set(industry.subject_notes) - known)
+        if unknown:
+            raise ContentError(f"{root / 'industries' / industry.key}.toml: subject_notes: unknown subjects {unknown}")
     for what, ordered in (("personas", personas), ("methodologies", methodologies)):
         positions = [order for order, _ in ordered]
         if len(set(positions)) != len(positions):

@@ -207,6 +207,10 @@ class IndustrySchema(Schema):
     systems = fields.String(required=True, validate=validate.Regexp(r"^the [a-z]"))
     regulators = fields.String(required=True, validate=_text)
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
+    # What a control subject (subjects.toml: "access.passwords") means in this industry, one sentence each: the
+    # reason a report gives first for a requirement of that subject (`lens_allotment`, kind "industry").
+    subject_notes = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")), values=Text(),
+                                load_default=dict)
 
 
 class SubjectSchema(Schema):

@@ -169,7 +169,7 @@ MAX_LISTED = 12   # requirements listed as bullets in the body; the appendix lis
 
 def _listed(r: Reading, indices: list[int]) -> list[str]:
     """Requirements as list items with their own status, at most MAX_LISTED, then how many more."""
-    items = [f"{r.ref(i)}: {STATUS_WORD[r.f.requirements[i].status]}" for i in indices[:MAX_LISTED]]
+    items = [f"{r.list_ref(i)}: {STATUS_WORD[r.f.requirements[i].status]}" for i in indices[:MAX_LISTED]]
     rest = len(indices) - MAX_LISTED
     return items + ([f"{rest} more, in the appendix"] if rest > 0 else [])
 # Who is told what open items mean for the certificate, attestation or report that customers read.
@@ -231,6 +231,7 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         if why is None:
             bare.append(i)
             continue
+        r.argued_items.append(i)
         clause = r.item_clause(i, with_obligation=explain and not sentences)
         reason, tid = why[0].rstrip("."), why[1] or main_topic(r.f, i)
         reason = _lower_first(reason) if why[1] is None else reason
@@ -402,7 +403,7 @@ def effort(r: Reading) -> Output:
             return f"{label}: {money(r.f, days).split(' ', 1)[1]} ({days[0]}-{days[1]} person-days)"
         return f"{label}: {days[0]}-{days[1]} person-days"
 
-    whole = line("Whole assessment", plan.total)
+    whole = line("All open items", plan.total)
     if not r.groups and not r.policy_first:
         return ["The open work sits with other owners; for reference in planning:"], [whole]
     bullets = [line(cap(POLICY_STEP), plan.policy_effort)] if r.policy_first else []
@@ -563,7 +564,7 @@ def _key_points(r: Reading) -> list[str]:
         points = [f"Nothing open in your area at {r.slots['org']}; {_word(k)} open "
                   f"{'item sits' if k == 1 else 'items sit'} with "
                   f"{join(list(dict.fromkeys(owner for owner, _, _ in r.others_by_owner())))}",
-                  f"Whole assessment: {plan.total_range} person-days of work (planning table)"]
+                  f"All open items: {plan.total_range} person-days of work (planning table)"]
         if r.met_mine:
             points.append(f"Met in your area: {r.shorts(r.met_mine, limit=3)}")
         return points
@@ -585,7 +586,7 @@ def _key_points(r: Reading) -> list[str]:
     elif r.relation == "operator" or not r.whole:
         points.append(f"Your work: {days[0]}-{days[1]} person-days, to week {last}{when(r.f, last)} (planning table)")
     else:
-        points.append(f"Whole assessment: {days[0]}-{days[1]} person-days over {last} weeks (planning table)")
+        points.append(f"All open items: {days[0]}-{days[1]} person-days over {last} weeks (planning table)")
     if r.others_count and not r.whole:
         owners = list(dict.fromkeys(owner for owner, _, _ in r.others_by_owner()))
         k = r.others_count

@@ -97,7 +97,7 @@ def assessment_prompt(facts: AssessmentFacts, methodology: Methodology) -> str:
         "summary card; do not restate them in prose.",
         f"Methodology (shapes tone and order; never name it or its stages to the reader): Tone: "
         f"{methodology.tone} Structure: {methodology.structure}",
-        f"Effort basis: {content.effort_basis}. Whole assessment: {plan.total_range} person-days.",
+        f"Effort basis: {content.effort_basis}. All open items: {plan.total_range} person-days of work.",
         "Work plan (the same in every report): " + "; ".join(
             f"{s.window}: {s.topic.label} ({', '.join(facts.requirements[i].id for i in s.indices)})"
             for s in plan.steps),

@@ -42,9 +42,9 @@ def money(facts: AssessmentFacts, days: tuple[int, int]) -> str:
 
 
 def likely(facts: AssessmentFacts, days: tuple[int, int]) -> str:
-    """The middle of the range, to two significant figures: "USD 33,000", the figure a budget line carries."""
+    """The middle of the money range, to two significant figures: "USD 33,000", the figure a budget line carries."""
     lo_rate, hi_rate, currency = rates(facts)
-    mid = (days[0] + days[1]) / 2 * (lo_rate + hi_rate) / 2
+    mid = (days[0] * lo_rate + days[1] * hi_rate) / 2
     digits = max(0, len(str(int(mid))) - 2)
     return f"{currency} {int(round(mid, -digits)):,}"
 

@@ -131,8 +131,8 @@ class Reading:
     first); the others see the topics they own, in that order, and are told who owns the rest.
     """
 
-    def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan):
-        self.f, self.p, self.plan = facts, persona, plan
+    def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan, methodology: str = "spin"):
+        self.f, self.p, self.plan, self.methodology = facts, persona, plan, methodology
         self.content = load()
         self.relation = persona.relation
         self.framework = facts.framework_pack
@@ -174,6 +174,7 @@ class Reading:
         self.plan_blocks = {b for section in plan.sections for b in section.blocks}
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
         self.argued: set[str] = set()     # the topics whose persona angle a finding has used
+        self.argued_items: list[int] = []  # the requirements the findings argue, in order (the summary names them)
         self.slots = slots_for(facts)
 
     @property
@@ -221,6 +222,15 @@ class Reading:
         """ "Audit controls (164.312(b), required)": title, then id and any designation the pack gives."""
         return refs_of(self.f)[i]
 
+    def list_ref(self, i: int) -> str:
+        """The ref as a list item carries it: a one-word designation ("required") kept, a longer one ("Art. 83(4)
+        fines") left to the prose and the appendix, so a list line stays the requirement and its status."""
+        info = infos_of(self.f)[i]
+        if info and " " in info.get("designation", ""):
+            r = self.f.requirements[i]
+            return f"{r.title.strip()} ({r.id.strip()})" if r.title.strip() else r.id.strip()
+        return self.ref(i)
+
     def refs(self, indices: tuple[int, ...] | list[int], limit: int = MAX_NAMED) -> str:
         """Up to `limit` refs joined, then "and N more" for the rest."""
         shown = [self.ref(i) for i in indices[:limit]]
@@ -260,7 +270,7 @@ class Reading:
 
     def why(self, i: int) -> tuple[str, str | None] | None:
         """Why requirement i matters to this reader, from the requirement's own subject: the persona's angle
-        that names that subject (the requirement's topic's angle first; each angle argued once per report),
+        that is mainly about that subject (the requirement's topic's angle first; each angle argued once per report),
         as (angle, its topic); else the subject's own reason in the reader's lens, as (sentence, None), where the
         run allotted it to this reader (`lens_allotment`); None otherwise. An angle about multi-factor sign-in
         never argues "Termination procedures"."""
@@ -269,20 +279,22 @@ class Reading:
             return None
         own = main_topic(self.f, i)
         for tid in [own, *(t for t in self.p.angles if t != own)]:
-            if tid in self.p.angles and tid not in self.argued and sub.id in self._angle_subjects(tid):
+            if tid in self.p.angles and tid not in self.argued and sub.id == self._angle_subject(tid):
                 self.argued.add(tid)
                 return self.fill(self.p.angles[tid]), tid
-        allotted = lens_allotment(self.f)
-        lens = next((name for name in LENSES if allotted.get((sub.id, name)) == (self.p.id, i)), None)
+        allotted = lens_allotment(self.f, self.methodology)
+        lens = next((name for name in ("industry", *LENSES) if allotted.get((sub.id, name)) == (self.p.id, i)), None)
+        if lens == "industry":
+            return self.fill(self.industry.subject_notes[sub.id]), None
         return (self.fill(getattr(sub, lens)), None) if lens else None
 
     def angle_for(self, i: int) -> bool:
         """Whether any of this reader's angles names requirement i's subject."""
         sub = subjects_of(self.f)[i]
-        return bool(sub) and any(sub.id in self._angle_subjects(t) for t in self.p.angles)
+        return bool(sub) and any(sub.id == self._angle_subject(t) for t in self.p.angles)
 
-    def _angle_subjects(self, tid: str) -> frozenset[str]:
-        return self.content.subjects_in(self.p.angles[tid])
+    def _angle_subject(self, tid: str) -> str | None:
+        return self.content.main_subject(self.p.angles[tid])
 
     def item_clause(self, i: int, with_obligation: bool = True) -> str:
         """One requirement with its own status, and what it obliges where the pack knows it."""
@@ -399,29 +411,38 @@ def topic_owner(topic: str, reader: str) -> str:
     return "the " + " ".join(w if w.isupper() else w.lower() for w in label.split())
 
 
-def lens_allotment(facts: AssessmentFacts) -> dict[tuple[str, str], tuple[str, int]]:
+def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tuple[str, str], tuple[str, int]]:
     """Which reader argues which requirement by its subject's own reason, decided once for all 25: {(subject,
     kind): (persona, requirement)}. A subject's reason reads the same wherever it is quoted, so each goes to one
     reader and one requirement per run, and a reader quotes at most LENS_REASONS: readers in the allotment order
     of facts (outside readers first), each taking, in the plan's order, the requirements its findings name that
-    none of its own angles argues, with the first kind of reason it weighs (`reason_order`) still free."""
+    none of its own angles argues, with the first kind of reason it weighs (`reason_order`) still free. Only
+    readers whose plan under this methodology has findings take part: a reason allotted to a report that never
+    argues requirements would be lost to the others."""
     def allot():
         content = load()
+        method = next(m for m in content.methodologies if m.id == methodology)
         subjects = subjects_of(facts)
+        notes = facts.industry_pack.subject_notes if facts.industry_pack else {}
         taken: dict[tuple[str, str], tuple[str, int]] = {}
         order = sorted(content.personas, key=lambda p: ALLOT_ORDER.index(p.category))
         for persona in order:
-            r = Reading(facts, persona, content.methodologies[0].plans[persona.relation])
+            plan = method.plans[persona.relation]
+            if not any("findings" in section.blocks for section in plan.sections):
+                continue
+            r = Reading(facts, persona, plan, methodology)
             wanted = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
                       if subjects[i] is not None and not r.angle_for(i)]
             given = 0
             for i in wanted:
-                kind = next((k for k in reason_order(persona) if (subjects[i].id, k) not in taken), None)
+                # What the subject means in this industry comes first, for whichever reader reaches it first.
+                kinds = (("industry",) if subjects[i].id in notes else ()) + reason_order(persona)
+                kind = next((k for k in kinds if (subjects[i].id, k) not in taken), None)
                 if kind and given < LENS_REASONS:
                     taken[(subjects[i].id, kind)] = (persona.id, i)
                     given += 1
         return taken
-    return facts.memo("lens_allotment", allot)
+    return facts.memo(f"lens_allotment:{methodology}", allot)
 
 
 def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:

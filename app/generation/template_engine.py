@@ -44,7 +44,7 @@ def reading_for(facts: AssessmentFacts, persona_id: str, methodology_id: str) ->
         method = METHODOLOGY_BY_ID[methodology_id]
     except KeyError as exc:
         raise ValueError(f"unknown persona or methodology: {exc.args[0]!r}") from None
-    return Reading(facts, persona, method.plans[persona.relation])
+    return Reading(facts, persona, method.plans[persona.relation], method.id)
 
 
 # How a reader should understand the two open statuses, in the terms of their relation.
@@ -166,7 +166,9 @@ def summary(r: Reading) -> str:
     # The reader's first three items in the order the sections take them (the shared plan's), the first
     # being the one the key points and the call to action start with; all are named in the sections.
     first = [] if r.first_item is None else [r.first_item]
-    if r.whole:   # the first item to close, then the lead item of each area the report argues for this reader
+    if r.argued_items:   # the first item to close, then the items the findings argue, in their order
+        leads = first + [i for i in r.argued_items if i not in first]
+    elif r.whole:   # the first item to close, then the lead item of each area
         own = [g for g in r.groups if g.topic.id in r.p.topics and g.indices] or [g for g in r.groups if g.indices]
         leads = first + [g.indices[0] for g in own if g.indices[0] not in first]
     else:

@@ -321,7 +321,18 @@ def test_every_requirement_key_gets_a_topic(key):
 def test_info_knows_well_known_ids(key, ref, title):
     info = C.frameworks[key].info(ref)
     assert info is not None and info["title"] == title
-    assert info["designation"] == ""  # required/addressable is HIPAA only
+    # GDPR articles carry the Article 83 fine tier; none of the others here has a designation
+    assert info["designation"] == ("Art. 83(4) fines" if key == "gdpr" else "")
+
+
+def test_gdpr_articles_carry_the_article_83_fine_tier():
+    gdpr = C.frameworks["gdpr"]
+    assert gdpr.info("Art. 5(1)(e)")["designation"] == "Art. 83(5) fines"     # principles
+    assert gdpr.info("Art. 13")["designation"] == "Art. 83(5) fines"          # data subjects' rights, 12-22
+    assert gdpr.info("Art. 44")["designation"] == "Art. 83(5) fines"          # transfers, 44-49
+    assert gdpr.info("Art. 28")["designation"] == "Art. 83(4) fines"          # controller and processor, 25-39
+    assert gdpr.info("Art. 8")["designation"] == "Art. 83(4) fines"
+    assert gdpr.info("Art. 24")["designation"] == ""                          # not listed in Art. 83(4)-(5)
 
 
 def test_requirement_counts_cover_the_catalogues():

@@ -167,7 +167,7 @@ def test_money_readers_get_the_partners_day_rate_and_dates():
     text = "\n".join(p for s in report["sections"] for p in s["paragraphs"] + s["bullets"])
     assert "Priced at EUR 900 a person-day, the day rate your adviser set" in text
     assert "default range" not in text
-    assert re.search(r"Whole assessment: [\d,]+-[\d,]+ \(\d+-\d+ person-days\)", text)
+    assert re.search(r"All open items: [\d,]+-[\d,]+ \(\d+-\d+ person-days\)", text)
 
 
 def test_without_a_day_rate_the_default_range_and_its_source_are_stated():
