@@ -282,16 +282,18 @@ class Content:
         haystack = _words(text or "")
         return frozenset(sub.id for sub in self.subjects if any(" " + t in haystack for t in sub.terms))
 
-    def main_subject(self, text: str) -> str | None:
-        """The one subject an argument is mainly about: the subject with most of its terms in the text, the one
-        named first winning ties ("multi-factor sign-in means a stolen password alone ..." is about multi-factor
-        sign-in, not passwords); None when it names none."""
+    def main_subject(self, text: str, topic: str = "") -> str | None:
+        """The one subject an argument is mainly about: a subject of the topic it was written for, if it names
+        one, else any; the subject with most of its terms in the text, the one named first winning ties
+        ("multi-factor sign-in means a stolen password alone ..." is about multi-factor sign-in, not passwords;
+        a logging argument that names firewalls as log sources is about logs); None when it names none."""
         haystack = _words(text or "")
         best, key = None, None
         for sub in self.subjects:
             found = [haystack.find(" " + t) for t in sub.terms if " " + t in haystack]
-            if found and (key is None or (-len(found), min(found)) < key):
-                best, key = sub.id, (-len(found), min(found))
+            rank = (sub.topic != topic, -len(found), min(found)) if found else None
+            if rank and (key is None or rank < key):
+                best, key = sub.id, rank
         return best
 
     def subject_of(self, title: str, obliges: str = "", topic: str = "") -> Subject | None:

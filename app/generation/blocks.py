@@ -135,7 +135,7 @@ def findings(r: Reading) -> Output:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
     if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed last
-        paras.append("Also open, in plan order:" if own else r.fill("Open at {org}, in other areas:"))
+        paras.append("Also open, in plan order:" if own else r.fill("Open at {org}, in plan order:"))
         bullets = _listed(r, [i for g in rest for i in g.indices])
     return paras, bullets
 

@@ -275,9 +275,12 @@ class Reading:
         run allotted it to this reader (`lens_allotment`); None otherwise. An angle about multi-factor sign-in
         never argues "Termination procedures"."""
         sub = subjects_of(self.f)[i]
-        if sub is None:
-            return None
         own = main_topic(self.f, i)
+        if sub is None:   # a requirement as broad as its topic ("Access control"): the topic's angle is about it
+            if own in self.p.angles and own not in self.argued:
+                self.argued.add(own)
+                return self.fill(self.p.angles[own]), own
+            return None
         for tid in [own, *(t for t in self.p.angles if t != own)]:
             if tid in self.p.angles and tid not in self.argued and sub.id == self._angle_subject(tid):
                 self.argued.add(tid)
@@ -294,7 +297,7 @@ class Reading:
         return bool(sub) and any(sub.id == self._angle_subject(t) for t in self.p.angles)
 
     def _angle_subject(self, tid: str) -> str | None:
-        return self.content.main_subject(self.p.angles[tid])
+        return self.content.main_subject(self.p.angles[tid], tid)
 
     def item_clause(self, i: int, with_obligation: bool = True) -> str:
         """One requirement with its own status, and what it obliges where the pack knows it."""
