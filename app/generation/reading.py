@@ -96,6 +96,8 @@ NOT_A_BUSINESS = frozenset({"nonprofit", "public_sector", "education"})
 def _business_word(industry: str, pack) -> str:
     """What an owner calls the organization: "practice" (a dental or medical practice, a law practice),
     "organization" (a charity, a council, a school), else "business"."""
+    if re.search(r"\b(non-?profit|not-for-profit|charit|ngo\b|foundation\b)", industry or "", re.I):
+        return "organization"
     if re.search(r"\bpractice\b", industry or "", re.I):
         return "practice"
     return "organization" if pack and pack.key in NOT_A_BUSINESS else "business"
@@ -277,7 +279,9 @@ class Reading:
         sub = subjects_of(self.f)[i]
         own = main_topic(self.f, i)
         if sub is None:   # a requirement as broad as its topic ("Access control"): the topic's angle is about it
-            if own in self.p.angles and own not in self.argued:
+            title = " ".join(re.findall(r"[a-z]+", self.f.requirements[i].title.lower()))
+            label = self.content.topics[own].label
+            if title and title in label and own in self.p.angles and own not in self.argued:
                 self.argued.add(own)
                 return self.fill(self.p.angles[own]), own
             return None
@@ -429,21 +433,27 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
         notes = facts.industry_pack.subject_notes if facts.industry_pack else {}
         taken: dict[tuple[str, str], tuple[str, int]] = {}
         order = sorted(content.personas, key=lambda p: ALLOT_ORDER.index(p.category))
+        wanted: dict[str, list[int]] = {}
         for persona in order:
             plan = method.plans[persona.relation]
             if not any("findings" in section.blocks for section in plan.sections):
                 continue
             r = Reading(facts, persona, plan, methodology)
-            wanted = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
-                      if subjects[i] is not None and not r.angle_for(i)]
-            given = 0
-            for i in wanted:
-                # What the subject means in this industry comes first, for whichever reader reaches it first.
-                kinds = (("industry",) if subjects[i].id in notes else ()) + reason_order(persona)
-                kind = next((k for k in kinds if (subjects[i].id, k) not in taken), None)
-                if kind and given < LENS_REASONS:
-                    taken[(subjects[i].id, kind)] = (persona.id, i)
-                    given += 1
+            wanted[persona.id] = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
+                                  if subjects[i] is not None and not r.angle_for(i)]
+        given: dict[str, int] = {}
+        # Two rounds: every reader's first wanted requirement (most often "first to close"), then the rest.
+        for round_ in (slice(0, 1), slice(1, None)):
+            for persona in order:
+                for i in wanted.get(persona.id, [])[round_]:
+                    if given.get(persona.id, 0) >= LENS_REASONS:
+                        break
+                    # What the subject means in this industry comes first, for whichever reader reaches it first.
+                    kinds = (("industry",) if subjects[i].id in notes else ()) + reason_order(persona)
+                    kind = next((k for k in kinds if (subjects[i].id, k) not in taken), None)
+                    if kind:
+                        taken[(subjects[i].id, kind)] = (persona.id, i)
+                        given[persona.id] = given.get(persona.id, 0) + 1
         return taken
     return facts.memo(f"lens_allotment:{methodology}", allot)
 
