@@ -23,6 +23,9 @@ from .schemas import TOPICS
 ROOT = Path(__file__).parent
 
 
+MEMO_LIMIT = 50_000   # subject lookups kept per process (a few MB)
+
+
 class ContentError(ValueError):
     """A content file is missing, unreadable or does not fit its schema."""
 
@@ -239,6 +242,8 @@ class Content:
     personas: tuple[Persona, ...]
     methodologies: tuple[Methodology, ...]
     subjects: tuple[Subject, ...] = ()
+    # answers of main_subject and subject_of, which depend on content and their arguments only
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     # ------------------------------------------------------------------ matching partner text
     def framework_for(self, text: str) -> Framework | None:
@@ -277,41 +282,66 @@ class Content:
         nothing heavier is found. One regular expression for all topics, compiled once per process."""
         return _title_matcher(self.topics)(title)
 
+    def _bound_memo(self) -> None:
+        """Titles come from partners, so the memo is emptied when it grows past MEMO_LIMIT entries."""
+        if len(self._memo) >= MEMO_LIMIT:
+            self._memo.clear()
+
     def subjects_in(self, text: str) -> frozenset[str]:
         """The subjects a text names (any of a subject's terms at a word start): what an argument is about."""
         haystack = _words(text or "")
         return frozenset(sub.id for sub in self.subjects if any(" " + t in haystack for t in sub.terms))
 
     def main_subject(self, text: str, topic: str = "") -> str | None:
-        """The one subject an argument is mainly about: a subject of the topic it was written for, if it names
-        one, else any; the subject with most of its terms in the text, the one named first winning ties
+        """The one subject an argument is mainly about: among the subjects of the topic it was written for (all
+        subjects without a topic), the one with most of its terms in the text, the one named first winning ties
         ("multi-factor sign-in means a stolen password alone ..." is about multi-factor sign-in, not passwords;
-        a logging argument that names firewalls as log sources is about logs); None when it names none."""
-        haystack = _words(text or "")
-        best, key = None, None
-        for sub in self.subjects:
-            found = [haystack.find(" " + t) for t in sub.terms if " " + t in haystack]
-            rank = (sub.topic != topic, -len(found), min(found)) if found else None
-            if rank and (key is None or rank < key):
-                best, key = sub.id, rank
-        return best
+        a logging argument that names firewalls as log sources is about logs); None when it names none.
+        Cached: the same persona angles are asked about in every report."""
+        key = ("main", text or "", topic)
+        if key not in self._memo:
+            self._bound_memo()
+            self._memo[key] = _main_subject(self.subjects, text or "", topic)
+        return self._memo[key]
 
     def subject_of(self, title: str, obliges: str = "", topic: str = "") -> Subject | None:
         """The one subject a requirement is about: most terms found in its title (counting double) and in what
         it obliges, a subject of its main topic winning ties; None when no term is found. A subject of another
         topic needs a term in the title: words of an obligation ("updated periodically") do not make a system
-        security plan a patching matter."""
-        head, rest = _words(title), _words(obliges)
-        best, score = None, (0, False, "")
-        for sub in self.subjects:
-            titled = sum(" " + t in head for t in sub.terms)
-            if not titled and sub.topic != topic:
-                continue
-            hits = 2 * titled + sum(" " + t in rest for t in sub.terms)
-            key = (hits, sub.topic == topic, sub.id)
-            if hits and (key[:2] > score[:2] or key[:2] == score[:2] and key[2] < score[2]):
-                best, score = sub, key
-        return best
+        security plan a patching matter. Cached per title, obligation and topic."""
+        key = ("of", title or "", obliges or "", topic)
+        if key not in self._memo:
+            self._bound_memo()
+            self._memo[key] = _subject_of(self.subjects, title or "", obliges or "", topic)
+        return self._memo[key]
+
+
+
+def _main_subject(subjects: tuple[Subject, ...], text: str, topic: str) -> str | None:
+    haystack = _words(text)
+    best, key = None, None
+    for sub in subjects:
+        if topic and sub.topic != topic:
+            continue   # an argument written for a topic argues that topic's subjects only ("change log" is change)
+        found = [haystack.find(" " + t) for t in sub.terms if " " + t in haystack]
+        rank = (-len(found), min(found)) if found else None
+        if rank and (key is None or rank < key):
+            best, key = sub.id, rank
+    return best
+
+
+def _subject_of(subjects: tuple[Subject, ...], title: str, obliges: str, topic: str) -> Subject | None:
+    head, rest = _words(title), _words(obliges)
+    best, score = None, (0, False, "")
+    for sub in subjects:
+        titled = sum(" " + t in head for t in sub.terms)
+        if not titled and sub.topic != topic:
+            continue
+        hits = 2 * titled + sum(" " + t in rest for t in sub.terms)
+        key = (hits, sub.topic == topic, sub.id)
+        if hits and (key[:2] > score[:2] or key[:2] == score[:2] and key[2] < score[2]):
+            best, score = sub, key
+    return best
 
 
 # Tie order between equal scores: narrow topics before the broad ones their words also touch.

@@ -14,7 +14,18 @@ from collections import Counter
 
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
-from .reading import FACT_TOPICS, MAX_GROUPS, MAX_NAMED, STATUS_WORD, Reading, Tier, infos_of, tiers_of, topic_labels
+from .reading import (
+    FACT_TOPICS,
+    MAX_GROUPS,
+    MAX_NAMED,
+    STATUS_WORD,
+    Reading,
+    Tier,
+    infos_of,
+    subjects_of,
+    tiers_of,
+    topic_labels,
+)
 from .wording import cap, join, plural
 
 Output = tuple[list[str], list[str]]
@@ -233,7 +244,9 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
             continue
         r.argued_items.append(i)
         clause = r.item_clause(i, with_obligation=explain and not sentences)
-        reason, tid = why[0].rstrip("."), why[1] or main_topic(r.f, i)
+        # framed by the topic the reason is about: the angle's, or the subject's (CC9.1 argued as risk treatment is
+        # governance, whatever topic the pack files it under)
+        reason, tid = why[0].rstrip("."), why[1] or subjects_of(r.f)[i].topic
         reason = _lower_first(reason) if why[1] is None else reason
         label = r.content.topics[tid].label
         lead = r.fill(r.plan.finding, topic=label, Topic=cap(label), angle=reason, Angle=cap(reason))
@@ -444,6 +457,11 @@ def evidence(r: Reading) -> Output:
 
 def decisions(r: Reading) -> Output:
     items = [cap(r.fill(d)) for d in (r.p.decisions_clean if r.all_met else r.p.decisions)]
+    if r.framework and r.framework.key in ATTESTED:
+        # Under an attested framework a risk accepted or insured is still an open item in what customers read.
+        items = [f"{d}, knowing that under {r.slots['framework']} an accepted or insured gap still shows in the "
+                 f"assessor's report" if re.search(r"\baccept", d) and re.search(r"transfer|insur", d) else d
+                 for d in items]
     lead = {"decision_maker": "Yours to decide:" if r.all_met else "Yours to decide, item by item:",
             "operator": "Sign-offs to secure:" if r.all_met else "Sign-offs to secure before the work starts:",
             "outside_reader": "Points for your own judgement:"}[r.relation]

@@ -167,6 +167,9 @@ def test_an_argument_counts_for_the_subject_it_is_mainly_about():
         "access.mfa"
     assert content.main_subject("backups that restore, and restores that are tested") == "backup.copies"
     assert content.main_subject("nothing here names a control") is None
+    # an argument written for one topic argues that topic's subjects only: a change log is change management
+    assert content.main_subject("the change log is the population an assessor samples from", "change") != \
+        "logging.collection"
 
 
 def test_an_industry_note_argues_a_requirement_in_that_industry():
@@ -181,3 +184,14 @@ def test_an_industry_note_argues_a_requirement_in_that_industry():
     assert used, "some reader is told what the control means for a restaurant or hotel"
     for note in used:   # each once per run
         assert texts.count(note.rstrip(".")[1:]) == 1
+
+
+def test_under_an_attested_framework_accepting_a_gap_is_said_not_to_remove_it():
+    """Panel: "accept it with a written reason, or transfer it by insurance" misleads a SOC 2 or CMMC CEO."""
+    f = AssessmentFacts.from_submission({**DENTAL, "framework": "SOC 2", "requirements": [
+        {"id": "CC6.3", "title": "Role-based access", "status": "not_met"}]})
+    report = ENGINE.write(f, "ceo_president", "challenger")
+    bullets = [b for s in report["sections"] for b in s["bullets"] if "accepts it" in b]
+    assert bullets and all("an accepted or insured gap still shows in the assessor's report" in b for b in bullets)
+    hipaa = ENGINE.write(AssessmentFacts.from_submission(DENTAL), "ceo_president", "challenger")
+    assert "still shows in the assessor's report" not in str(hipaa)   # HIPAA has no assessor's report
