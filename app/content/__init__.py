@@ -287,11 +287,6 @@ class Content:
         if len(self._memo) >= MEMO_LIMIT:
             self._memo.clear()
 
-    def subjects_in(self, text: str) -> frozenset[str]:
-        """The subjects a text names (any of a subject's terms at a word start): what an argument is about."""
-        haystack = _words(text or "")
-        return frozenset(sub.id for sub in self.subjects if any(" " + t in haystack for t in sub.terms))
-
     def main_subject(self, text: str, topic: str = "") -> str | None:
         """The one subject an argument is mainly about: among the subjects of the topic it was written for (all
         subjects without a topic), the one with most of its terms in the text, the one named first winning ties

@@ -49,6 +49,8 @@ def reason_order(persona: Persona) -> tuple[str, ...]:
                                        else _BY_RELATION[persona.relation])
     never = _NEVER.get(persona.id, set()) | _NEVER.get(persona.relation, set())
     return tuple(k for k in (*first, *(k for k in LENSES if k not in first)) if k not in never)
+
+
 GENERIC_DATA = "sensitive data"
 POLICY = "the missing security policy"   # named among requirements: in lists, "starting with ..."
 # Readers who answer for the whole organization see the whole assessment from their angle; outside
@@ -296,7 +298,7 @@ class Reading:
         return (self.fill(getattr(sub, lens)), None) if lens else None
 
     def angle_for(self, i: int) -> bool:
-        """Whether any of this reader's angles names requirement i's subject."""
+        """Whether any of this reader's angles is mainly about requirement i's subject."""
         sub = subjects_of(self.f)[i]
         return bool(sub) and any(sub.id == self._angle_subject(t) for t in self.p.angles)
 

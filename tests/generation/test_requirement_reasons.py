@@ -83,7 +83,8 @@ def test_a_requirement_is_argued_only_by_a_reason_about_its_own_subject():
                     continue   # named in a list or a summary, not argued
                 reason = sentence.split("; here, ")[0]
                 own = {getattr(subjects[i], kind).lower()[1:].split("{")[0].rstrip(".") for kind in LENSES}
-                assert subjects[i].id in content.subjects_in(reason) or any(o in reason.lower() for o in own), \
+                about = content.main_subject(reason.split(": ", 1)[-1], subjects[i].topic)
+                assert about == subjects[i].id or any(o in reason.lower() for o in own), \
                     (persona.id, sentence)
                 checked += 1
     assert checked > 40
