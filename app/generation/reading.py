@@ -232,7 +232,7 @@ class Reading:
         info = infos_of(self.f)[i]
         if info and " " in info.get("designation", ""):
             r = self.f.requirements[i]
-            return f"{r.title.strip()} ({r.id.strip()})" if r.title.strip() else r.id.strip()
+            return f"{named(r.title)} ({r.id.strip()})" if r.title.strip() else r.id.strip()
         return self.ref(i)
 
     def refs(self, indices: tuple[int, ...] | list[int], limit: int = MAX_NAMED) -> str:
@@ -354,13 +354,35 @@ def echoes(title: str, obliges: str) -> bool:
     return bool(asked) and len(asked - said) <= 1 and len(asked) <= len(said) + 2
 
 
+# Verbs that open a title written as a sentence ("Identifies, selects, and develops ...", SOC 2's criteria):
+# such a title is quoted in prose, as a consultant would, so it does not read as a noun pasted mid-sentence.
+_TITLE_VERBS = frozenset({
+    "addresses", "analyzes", "assesses", "authorizes", "communicates", "considers", "defines", "demonstrates",
+    "deploys", "designs", "detects", "develops", "discloses", "establishes", "evaluates", "exercises", "holds",
+    "identifies", "implements", "internally", "externally", "maintains", "manages", "monitors", "obtains",
+    "performs", "prevents", "protects", "provides", "recovers", "registers", "removes", "responds", "restricts",
+    "selects", "specifies", "uses"})
+_SENTENCE_TITLE = re.compile(r"\b(?:is|are|was|were|has been|have been)\b")
+
+
+def named(title: str) -> str:
+    """A requirement's title as prose names it: a title that is a sentence or a verb phrase ("Vendor default
+    accounts are managed", "Monitors system components for anomalies") in quotation marks, any other as it is."""
+    title = title.strip()
+    first = title.split(" ", 1)[0].rstrip(",").lower()
+    if first in _TITLE_VERBS or _SENTENCE_TITLE.search(title):
+        return f"\u201c{title}\u201d"
+    return title
+
+
 def refs_of(facts: AssessmentFacts) -> tuple[str, ...]:
-    """Each requirement as prose names it, once per run: title, then id and any designation the pack gives."""
+    """Each requirement as prose names it, once per run: title (quoted when it is a sentence), then id and any
+    designation the pack gives."""
     def build():
         out = []
         for r, info in zip(facts.requirements, infos_of(facts), strict=True):
             tail = f", {info['designation']}" if info and info.get("designation") else ""
-            title, rid = r.title.strip(), r.id.strip()
+            title, rid = named(r.title), r.id.strip()
             out.append(f"{title} ({rid}{tail})" if title else f"{rid}{tail}")
         return tuple(out)
     return facts.memo("refs", build)

@@ -196,3 +196,20 @@ def test_under_an_attested_framework_accepting_a_gap_is_said_not_to_remove_it():
     assert bullets and all("an accepted or insured gap still shows in the assessor's report" in b for b in bullets)
     hipaa = ENGINE.write(AssessmentFacts.from_submission(DENTAL), "ceo_president", "challenger")
     assert "still shows in the assessor's report" not in str(hipaa)   # HIPAA has no assessor's report
+
+
+def test_a_title_written_as_a_sentence_is_quoted_in_prose():
+    """Panel: "Requirement titles are pasted in as nouns mid-sentence" ("runs through Identifies, selects, ...")."""
+    from app.generation.reading import named
+    assert named("Identifies, selects, and develops risk mitigation activities") == \
+        "\u201cIdentifies, selects, and develops risk mitigation activities\u201d"
+    assert named("Vendor default accounts are managed") == "\u201cVendor default accounts are managed\u201d"
+    assert named("Policies for information security") == "Policies for information security"
+    f = AssessmentFacts.from_submission({"framework": "SOC 2", "industry": "Software", "policy": "YES",
+                                         "requirements": [{"id": "CC9.1", "status": "not_met",
+                                                           "title": "Identifies, selects, and develops risk "
+                                                                    "mitigation activities"}]})
+    report = ENGINE.write(f, "cfo", "spin")
+    text = report["summary"] + "\n".join(paragraphs(report))
+    assert "\u201cIdentifies, selects, and develops risk mitigation activities\u201d (CC9.1)" in text
+    assert " Identifies, selects" not in text.replace("\u201cIdentifies", "")
