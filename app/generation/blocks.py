@@ -226,7 +226,8 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
 
 def _group_finding(r: Reading, group, first: bool = True) -> str | None:
     """One topic's open requirements, argued one by one: each requirement that this reader has a reason for
-    (`Reading.why`: the reader's angle that names the requirement's subject, or the subject's own reason) gets a
+    (`Reading.why`: the reader's angle mainly about the requirement's subject, an industry note, or one of the
+    subject's own reasons) gets a
     sentence with that reason, its status and, where the pack knows it, what it obliges; the others of the
     topic are named in the last sentence. None when no requirement of the topic has a reason (the caller lists
     it): a topic-level argument is never joined to a requirement it is not about.

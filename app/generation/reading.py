@@ -105,20 +105,23 @@ def _business_word(industry: str, pack) -> str:
     return "organization" if pack and pack.key in NOT_A_BUSINESS else "business"
 
 
+def _article(word: str) -> str:
+    """ "an" before a vowel as written (an ISO 27001, an automotive parts supplier), else "a" (a HIPAA, a SOC 2)."""
+    return "an" if word[:1].upper() in "AEIOU" else "a"
+
+
 def slots_for(facts: AssessmentFacts) -> dict[str, str]:
     """What the content files' placeholders stand for in this assessment's reports."""
     def build():
         fw, ind = facts.framework_pack, facts.industry_pack
         framework = fw.short if fw else facts.framework
-        article = "an" if framework[:1].upper() in "AEIOU" else "a"   # an ISO 27001, a HIPAA, a SOC 2
+        industry = _industry_name(facts.industry)
         return {"org": facts.organization, "Org": facts.organization_at_start,
-                "framework": framework, "a_framework": f"{article} {framework}",
-                "A_framework": f"{article.capitalize()} {framework}",
+                "framework": framework, "a_framework": f"{_article(framework)} {framework}",
+                "A_framework": f"{_article(framework).capitalize()} {framework}",
                 "framework_name": fw.name if fw else facts.framework,
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
-                "industry": _industry_name(facts.industry),
-                "a_industry": f"{'an' if _industry_name(facts.industry)[:1].lower() in 'aeiou' else 'a'} "
-                              f"{_industry_name(facts.industry)}",
+                "industry": industry, "a_industry": f"{_article(industry)} {industry}",
                 "served": ind.served if ind else f"the people {facts.organization} serves",
                 "one_served": ind.one_served if ind else f"someone {facts.organization} serves",
                 "systems": ind.systems if ind else "the main systems",
