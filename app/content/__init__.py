@@ -172,6 +172,7 @@ class Subject:
     customers: str
     people: str
     recovery: str
+    weak_terms: tuple[str, ...] = ()   # count half: "polic" alone does not make "Sanction policy" a policy matter
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,9 @@ class Plan:
     lead: str
     finding: str
     finding_met: str
+    finding_next: str
+    finding_operations: str
+    finding_evidence: str
 
 
 @dataclass(frozen=True)
@@ -318,21 +322,27 @@ def _main_subject(subjects: tuple[Subject, ...], text: str, topic: str) -> str |
     for sub in subjects:
         if topic and sub.topic != topic:
             continue   # an argument written for a topic argues that topic's subjects only ("change log" is change)
-        found = [haystack.find(" " + t) for t in sub.terms if " " + t in haystack]
-        rank = (-len(found), min(found)) if found else None
+        found = [(2, haystack.find(" " + t)) for t in sub.terms if " " + t in haystack]
+        found += [(1, haystack.find(" " + t)) for t in sub.weak_terms if " " + t in haystack]
+        rank = (-sum(w for w, _ in found), min(at for _, at in found)) if found else None
         if rank and (key is None or rank < key):
             best, key = sub.id, rank
     return best
+
+
+def _hits(sub: Subject, words: str) -> int:
+    """Terms of a subject found in text: 2 for each term, 1 for each weak term."""
+    return 2 * sum(" " + t in words for t in sub.terms) + sum(" " + t in words for t in sub.weak_terms)
 
 
 def _subject_of(subjects: tuple[Subject, ...], title: str, obliges: str, topic: str) -> Subject | None:
     head, rest = _words(title), _words(obliges)
     best, score = None, (0, False, "")
     for sub in subjects:
-        titled = sum(" " + t in head for t in sub.terms)
+        titled = _hits(sub, head)
         if not titled and sub.topic != topic:
             continue
-        hits = 2 * titled + sum(" " + t in rest for t in sub.terms)
+        hits = 2 * titled + _hits(sub, rest)
         key = (hits, sub.topic == topic, sub.id)
         if hits and (key[:2] > score[:2] or key[:2] == score[:2] and key[2] < score[2]):
             best, score = sub, key
@@ -465,7 +475,8 @@ def load(root: Path = ROOT) -> Content:
                                            data["data"], data["customers"], data["served"],
                                            data["one_served"], data["systems"], data["regulators"],
                                            tuple(data["facts"]), dict(data["subject_notes"]))
-    subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")), **entry)
+    subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")),
+                             weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")), **entry)
                      for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())
     general = read(root / "general.toml", schemas.GeneralSchema())
     personas = []
@@ -480,7 +491,8 @@ def load(root: Path = ROOT) -> Content:
         plans = {relation: Plan(tuple(Section(s["heading"], tuple(s["blocks"]), s["heading_clean"] or s["heading"])
                                       for s in data[relation]["sections"]),
                                 data[relation]["cta"], data[relation]["lead"], data[relation]["finding"],
-                                data[relation]["finding_met"])
+                                data[relation]["finding_met"], data[relation]["finding_next"],
+                                data[relation]["finding_operations"], data[relation]["finding_evidence"])
                  for relation in schemas.RELATIONS}
         methodologies.append((data["position_in_catalogue"],
                               Methodology(data["id"], data["label"], data["tone"], data["structure"],

@@ -35,6 +35,9 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
                    # "an automotive parts supplier"; what an owner calls the organization ("practice", "business")
                    "a_industry", "business",
+                   # the organization by its kind: "a health care clinic" where the industry names one, else
+                   # "an organization in banking"
+                   "an_org",
                    # whom the organization serves, from the industry pack ("patients", "a patient"); without one,
                    # "the people {org} serves" and "someone {org} serves", never a guessed sector
                    "served", "one_served",
@@ -46,6 +49,9 @@ CTA_SLOTS = SLOTS | {"ask", "Ask"}
 # reader's angle on it (lower-case / capitalised). Never the requirements: they are named from their
 # own entries, so a topic's argument is never joined to a requirement that is only partly about it.
 FINDING_SLOTS = SLOTS | {"topic", "Topic", "angle", "Angle"}
+# The next requirement of the same topic: the requirement with its status ("Data backup plan (...) is partly met"),
+# then why it matters, without repeating the topic's lead.
+FINDING_NEXT_SLOTS = SLOTS | {"item", "Item", "angle", "Angle"}
 # A methodology's voice for the summary's sentence naming the reader's open items.
 LEAD_SLOTS = SLOTS | {"items"}
 
@@ -216,6 +222,9 @@ class IndustrySchema(Schema):
 class SubjectSchema(Schema):
     terms = fields.List(fields.String(validate=validate.Length(min=2, max=60)), required=True,
                         validate=validate.Length(min=1))
+    # Terms too broad to decide alone ("polic", "incident"): they count half, so "Sanction policy" is about
+    # sanctions and "Incident reporting" about reporting, and they still decide when nothing else is named.
+    weak_terms = fields.List(fields.String(validate=validate.Length(min=2, max=60)), load_default=list)
     risk = Text(required=True)
     impact = Text(required=True)
     liability = Text(required=True)
@@ -310,6 +319,11 @@ class PlanSchema(Schema):
     lead = Text(required=True, allowed=LEAD_SLOTS)
     finding = Text(required=True, allowed=FINDING_SLOTS)
     finding_met = Text(required=True, allowed=FINDING_SLOTS)   # the same, when nothing is open
+    finding_next = Text(load_default="{Item}: {angle}.", allowed=FINDING_NEXT_SLOTS)
+    # A subject's `operations` and `evidence` sentences describe the working control and how it is tested: they
+    # follow the requirement as that, never as why it matters ("Why ... matters to you: IT staff enable ...").
+    finding_operations = Text(load_default="{Item}; where it works, {angle}.", allowed=FINDING_NEXT_SLOTS)
+    finding_evidence = Text(load_default="{Item}; to test it, {angle}.", allowed=FINDING_NEXT_SLOTS)
 
 
 class MethodologySchema(Schema):
