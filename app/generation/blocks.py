@@ -207,12 +207,29 @@ POLICY_WHY = {
 }
 
 
+def policy_items(r: Reading) -> list[int]:
+    """The open requirements about written policy itself ("Policies and procedures", 164.316(a)): where no
+    policy exists, they are told in the policy finding, not argued again in the governance group."""
+    if not r.policy_first:
+        return []
+    subjects = subjects_of(r.f)
+    return [i for i in r.f.open_order if subjects[i] and subjects[i].id == POLICY_SUBJECT]
+
+
+POLICY_SUBJECT = "governance.policy"
+
+
 def policy_finding(r: Reading) -> str:
-    """The missing written security policy, first for the readers who answer for policy."""
+    """The missing written security policy, first for the readers who answer for policy, with the open
+    requirements it bears on directly."""
     rule = r.framework.policy_rule if r.framework else ""
-    text = f"{r.slots['Org']} has no documented security policy, and for you that comes first: " \
+    items = policy_items(r)
+    # the requirements about written policy are open for the same reason, so they are said in the same breath
+    also = f", and {join([r.item_clause(i, with_obligation=False) for i in items[:MAX_NAMED]])}" if items else ""
+    text = f"{r.slots['Org']} has no documented security policy{also}; for you that comes first: " \
            f"{r.fill(POLICY_WHY[r.p.id])}"
-    return f"{text}; {_lower_first(_as_one(r.fill(rule)), r)}." if rule else f"{text}."
+    text = f"{text}; {_lower_first(_as_one(r.fill(rule)), r)}" if rule else text
+    return f"{text}."
 
 
 def _lower_first(text: str, r: Reading | None = None) -> str:
@@ -233,11 +250,12 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
     it): a topic-level argument is never joined to a requirement it is not about.
 
     Each sentence carries the reader's own words or is short, so reports of the same run do not share it."""
-    shown = group.indices[:2]
     # What a requirement obliges is spelled out for the readers who build or test it, and for a decision maker
     # on the first item; the appendix gives it for every open requirement.
     explain = r.relation != "decision_maker" or first
     sentences, bare = [], []
+    told = set(policy_items(r))   # already in the policy finding
+    shown = [i for i in group.indices if i not in told][:2]
     for i in shown:
         why = r.why(i)
         if why is None:
@@ -249,13 +267,26 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         # governance, whatever topic the pack files it under)
         reason, tid = why[0].rstrip("."), why[1] or subjects_of(r.f)[i].topic
         reason = _lower_first(reason) if why[1] is None else reason
+        if why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
+            angle = _lower_first(reason, r)
+            form = r.plan.finding_operations if why[2] == "operations" else r.plan.finding_evidence
+            sentences.append(r.fill(form, item=clause, Item=cap(clause), angle=angle, Angle=cap(angle)).rstrip("."))
+            continue
         label = r.content.topics[tid].label
+        if sentences or label in r.leads:
+            # the topic was introduced already (by this group's first sentence, or by an earlier group whose
+            # requirement argues the same topic): the requirement leads its own sentence
+            angle = _lower_first(reason, r)
+            sentences.append(r.fill(r.plan.finding_next, item=clause, Item=cap(clause), angle=angle,
+                                    Angle=cap(angle)).rstrip("."))
+            continue
+        r.leads.add(label)
         lead = r.fill(r.plan.finding, topic=label, Topic=cap(label), angle=reason, Angle=cap(reason))
         sentences.append(f"{lead.rstrip('.')}; here, {clause}")
     policy = f"{r.slots['Org']} has no documented security policy." if group.policy else ""
     if not sentences:
         return policy or None
-    rest = bare + list(group.indices[2:])
+    rest = bare + [i for i in group.indices if i not in shown and i not in told]
     if rest:
         sentences[-1] += f"; also open in {group.topic.label}: {r.refs(rest, limit=MAX_NAMED)}"
     return " ".join(filter(None, [policy, *(s + "." for s in sentences)]))
@@ -353,14 +384,23 @@ def exposure(r: Reading) -> Output:
         facts = facts[:1]   # the deliverable is the exposure that reaches them first; one figure beside it
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
+        if r.groups:   # as it would come about through the first open area (worded unlike `scenario`'s "If ...")
+            return [f"What a serious incident would mean: {r.lens(_scenario_topic(r))}, and {r.fill(r.p.stake)}.",
+                    *cost], []
         return [f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
     return [*(r.cite(f) for f in facts), *cost], []
 
 
+# Topics whose failure is not an event: a scenario ("if ..., the owner loses days of work") is told through the
+# reader's first open area that is, so the loss follows from what happened.
+NOT_AN_EVENT = frozenset({"governance", "privacy"})
+
+
 def _scenario_topic(r: Reading):
-    if r.groups:
-        return r.groups[0].topic
-    return r.content.topics[r.p.topics[0]]
+    for topic in [g.topic for g in r.groups] + [r.content.topics[t] for t in r.p.topics]:
+        if topic.id not in NOT_AN_EVENT:
+            return topic
+    return r.groups[0].topic if r.groups else r.content.topics[r.p.topics[0]]
 
 
 WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -635,9 +675,12 @@ def _brief_ref(r: Reading, i: int, limit: int = 70) -> str:
 
 def _outside_points(r: Reading) -> list[str]:
     """Evidence, not work: where the record is weakest (the reader's areas first), what was not assessed."""
-    weak = []
-    for g in r.groups:
-        weak.append(f"{g.topic.label} ({_open_mix(r, g.indices) or 'no documented policy'})")
+    # weakest first: most not met, then most partly met (the plan's order is the order of work, not of evidence)
+    def gaps(g) -> tuple[int, int]:
+        statuses = [r.f.requirements[i].status for i in g.indices]
+        return -statuses.count("not_met"), -statuses.count("partially_met")
+    weak = [f"{g.topic.label} ({_open_mix(r, g.indices) or 'no documented policy'})"
+            for g in sorted(r.groups, key=gaps)]
     points = ["No documented security policy: a governance finding to read first"] if r.policy_first else []
     points.append(f"Weakest evidence: {'; '.join(weak[:2])}" if weak else
                   f"Every assessed {r.item_term} is recorded as met")

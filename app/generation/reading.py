@@ -110,6 +110,21 @@ def _article(word: str) -> str:
     return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
+# Last words that make a partner's industry text name a kind of organization ("Health care clinic", "Law firm"),
+# not a sector ("Banking", "Medical billing services").
+_ORG_NOUN = re.compile(r"\b(?:agency|authority|bank|business|charity|clinic|co-?op|college|company|contractor|"
+                       r"cooperative|council|credit union|dealer(?:ship)?|department|district|firm|hospital|insurer|"
+                       r"lab(?:oratory)?|manufacturer|non-?profit|office|pharmacy|practice|provider|retailer|school|"
+                       r"shop|startup|store|supplier|university|utility|vendor)s?$", re.I)
+
+
+def _an_org(industry: str) -> str:
+    """The organization by its kind, mid-sentence: "a health care clinic", or "an organization in banking"."""
+    if not industry:
+        return "an organization"
+    return f"{_article(industry)} {industry}" if _ORG_NOUN.search(industry) else f"an organization in {industry}"
+
+
 def slots_for(facts: AssessmentFacts) -> dict[str, str]:
     """What the content files' placeholders stand for in this assessment's reports."""
     def build():
@@ -121,7 +136,7 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "A_framework": f"{_article(framework).capitalize()} {framework}",
                 "framework_name": fw.name if fw else facts.framework,
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
-                "industry": industry, "a_industry": f"{_article(industry)} {industry}",
+                "industry": industry, "a_industry": f"{_article(industry)} {industry}", "an_org": _an_org(industry),
                 "served": ind.served if ind else f"the people {facts.organization} serves",
                 "one_served": ind.one_served if ind else f"someone {facts.organization} serves",
                 "systems": ind.systems if ind else "the main systems",
@@ -182,6 +197,7 @@ class Reading:
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
         self.argued: set[str] = set()     # the topics whose persona angle a finding has used
         self.argued_items: list[int] = []  # the requirements the findings argue, in order (the summary names them)
+        self.leads: set[str] = set()      # the topic leads ("Why backup and recovery matters to you") already said
         self.slots = slots_for(facts)
 
     @property
@@ -275,12 +291,12 @@ class Reading:
         info = infos_of(self.f)[i]
         return self.fill(info["obliges"]) if info and info.get("obliges") else None
 
-    def why(self, i: int) -> tuple[str, str | None] | None:
+    def why(self, i: int) -> tuple[str, str | None, str] | None:
         """Why requirement i matters to this reader, from the requirement's own subject: the persona's angle
         that is mainly about that subject (the requirement's topic's angle first; each angle argued once per report),
-        as (angle, its topic); else the subject's own reason in the reader's lens, as (sentence, None), where the
-        run allotted it to this reader (`lens_allotment`); None otherwise. An angle about multi-factor sign-in
-        never argues "Termination procedures"."""
+        as (angle, its topic, "angle"); else the subject's own reason in the reader's lens, as (sentence, None, kind),
+        where the run allotted it to this reader (`lens_allotment`); None otherwise. An angle about multi-factor
+        sign-in never argues "Termination procedures"."""
         sub = subjects_of(self.f)[i]
         own = main_topic(self.f, i)
         if sub is None:   # a requirement as broad as its topic ("Access control"): the topic's angle is about it
@@ -288,17 +304,17 @@ class Reading:
             label = self.content.topics[own].label
             if title and title in label and own in self.p.angles and own not in self.argued:
                 self.argued.add(own)
-                return self.fill(self.p.angles[own]), own
+                return self.fill(self.p.angles[own]), own, "angle"
             return None
         for tid in [own, *(t for t in self.p.angles if t != own)]:
             if tid in self.p.angles and tid not in self.argued and sub.id == self._angle_subject(tid):
                 self.argued.add(tid)
-                return self.fill(self.p.angles[tid]), tid
+                return self.fill(self.p.angles[tid]), tid, "angle"
         allotted = lens_allotment(self.f, self.methodology)
         lens = next((name for name in ("industry", *LENSES) if allotted.get((sub.id, name)) == (self.p.id, i)), None)
         if lens == "industry":
-            return self.fill(self.industry.subject_notes[sub.id]), None
-        return (self.fill(getattr(sub, lens)), None) if lens else None
+            return self.fill(self.industry.subject_notes[sub.id]), None, lens
+        return (self.fill(getattr(sub, lens)), None, lens) if lens else None
 
     def angle_for(self, i: int) -> bool:
         """Whether any of this reader's angles is mainly about requirement i's subject."""
@@ -360,7 +376,9 @@ def echoes(title: str, obliges: str) -> bool:
 # Verbs that open a title written as a sentence ("Identifies, selects, and develops ...", SOC 2's criteria):
 # such a title is quoted in prose, as a consultant would, so it does not read as a noun pasted mid-sentence.
 _TITLE_VERBS = frozenset({
-    "addresses", "analyzes", "assesses", "authorizes", "communicates", "considers", "defines", "demonstrates",
+    "addresses", "analyzes", "approves", "assesses", "attracts", "authorizes", "collects", "conducts", "disposes",
+    "encrypts", "enforces", "generates", "notifies", "retains", "tests", "communicates", "considers", "defines",
+    "demonstrates",
     "deploys", "designs", "detects", "develops", "discloses", "establishes", "evaluates", "exercises", "holds",
     "identifies", "implements", "internally", "externally", "maintains", "manages", "monitors", "obtains",
     "performs", "prevents", "protects", "provides", "recovers", "registers", "removes", "responds", "restricts",

@@ -146,9 +146,10 @@ def test_a_small_business_owner_owns_everything():
 
 def test_first_to_close_is_the_first_step_of_the_shared_plan_everywhere():
     from app.generation.plan import work_plan
+    from app.generation.reading import named
     f = facts("soc2_saas")
     first = next(i for step in work_plan(f).steps for i in step.indices)
-    ref = f"{f.requirements[first].title} ({f.requirements[first].id}"
+    ref = f"{named(f.requirements[first].title)} ({f.requirements[first].id}"
     for persona in ("cfo", "ceo_president", "board_member", "coo"):
         report, _ = write("soc2_saas", persona, "challenger")
         assert any(p.startswith(f"First to close: {ref}") for p in report["keyPoints"]), persona
