@@ -176,6 +176,17 @@ class Subject:
 
 
 @dataclass(frozen=True)
+class Interaction:
+    """Two requirements read together (interactions.toml): holds when each `met` subject has a met requirement
+    and each `open` subject an open one; one text per relation, each told to one reader per run."""
+    id: str
+    met: tuple[str, ...]
+    open: tuple[str, ...]
+    readers: tuple[str, ...]
+    texts: dict[str, str]     # relation -> text; "owner": the small-business owner's own, where written
+
+
+@dataclass(frozen=True)
 class Persona:
     id: str
     label: str
@@ -246,6 +257,7 @@ class Content:
     personas: tuple[Persona, ...]
     methodologies: tuple[Methodology, ...]
     subjects: tuple[Subject, ...] = ()
+    interactions: tuple[Interaction, ...] = ()
     # answers of main_subject and subject_of, which depend on content and their arguments only
     _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -498,6 +510,16 @@ def load(root: Path = ROOT) -> Content:
                               Methodology(data["id"], data["label"], data["tone"], data["structure"],
                                           data["source"], plans)))
     known = {sub.id for sub in subjects}
+    interactions = tuple(
+        Interaction(iid, tuple(e["met"]), tuple(e["open"]), tuple(e["readers"]),
+                    {"decision_maker": e["decision"], "operator": e["operator"], "outside_reader": e["outside"],
+                     **({"owner": e["owner"]} if e["owner"] else {})})
+        for iid, e in read(root / "interactions.toml", schemas.InteractionsFileSchema()).items())
+    persona_ids = {p.id for _, p in personas}
+    for it in interactions:
+        unknown = sorted((set(it.met) | set(it.open)) - known) + sorted(set(it.readers) - persona_ids)
+        if unknown:
+            raise ContentError(f"{root / 'interactions.toml'}: {it.id}: unknown subjects or personas {unknown}")
     for industry in industries.values():
         unknown = sorted(set(industry.subject_notes) - known)
         if unknown:
@@ -508,4 +530,4 @@ def load(root: Path = ROOT) -> Content:
             raise ContentError(f"{root / what}: position_in_catalogue: two files share a position")
     return Content(topics, topics_file["effort_basis"], frameworks, industries, tuple(general["facts"]),
                    tuple(p for _, p in sorted(personas, key=lambda x: x[0])),
-                   tuple(m for _, m in sorted(methodologies, key=lambda x: x[0])), subjects)
+                   tuple(m for _, m in sorted(methodologies, key=lambda x: x[0])), subjects, interactions=interactions)

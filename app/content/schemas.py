@@ -262,6 +262,50 @@ class SubjectsFileSchema(Schema):
         return out
 
 
+# An interaction's text names its requirements with their own statuses (interactions.toml).
+INTERACTION_SLOTS = SLOTS | {"met", "open", "open2", "open_status", "open2_status"}
+_SUBJECT_ID = validate.Regexp(r"^[a-z]+\.[a-z_]+$")
+
+
+class InteractionSchema(Schema):
+    met = fields.List(fields.String(validate=_SUBJECT_ID), load_default=list, validate=validate.Length(max=1))
+    open = fields.List(fields.String(validate=_SUBJECT_ID), required=True, validate=validate.Length(min=1, max=2))
+    readers = fields.List(fields.String(validate=validate.Regexp(r"^[a-z_]+$")), required=True,
+                          validate=validate.Length(min=1))
+    decision = Text(required=True, allowed=INTERACTION_SLOTS)
+    operator = Text(required=True, allowed=INTERACTION_SLOTS)
+    outside = Text(required=True, allowed=INTERACTION_SLOTS)
+    owner = Text(load_default=None, allowed=INTERACTION_SLOTS)   # the small-business owner's own version, besides
+
+    @validates_schema
+    def slots_match(self, data, **_):
+        for kind in ("decision", "operator", "outside", "owner"):
+            text = data.get(kind)
+            if text is None:
+                continue
+            if ("{met}" in text) != bool(data.get("met")) or ("{open2}" in text) != (len(data.get("open", ())) == 2):
+                raise ValidationError("names {met} exactly when `met` is given, {open2} exactly when `open` has two",
+                                      kind)
+
+
+class InteractionsFileSchema(Schema):
+    """interactions.toml: [<id>] tables."""
+    class Meta:
+        unknown = "include"
+
+    @post_load
+    def tables(self, data, **_):
+        errors, out = {}, {}
+        for iid, entry in sorted(data.items()):
+            try:
+                out[iid] = InteractionSchema().load(entry)
+            except ValidationError as exc:
+                errors[iid] = exc.messages
+        if errors:
+            raise ValidationError(errors)
+        return out
+
+
 class GeneralSchema(Schema):
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
 

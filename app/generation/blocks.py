@@ -139,7 +139,7 @@ def findings(r: Reading) -> Output:
         else:
             unargued.append(g)
     rest = unargued + list(r.groups[MAX_GROUPS:])
-    paras += own
+    paras += own + r.interactions()
     if note and r.p.id not in COUNSEL_FIRST:
         paras.append(note)
     if "exposure" not in r.plan_blocks:
@@ -541,6 +541,7 @@ def coverage(r: Reading) -> Output:
         paras.append("Open in the other areas assessed: " + "; ".join(
             r.refs(ix, limit=3) if r.f.requirements[ix[0]].title.lower().startswith(topic.label) else
             f"{topic.label}, {r.refs(ix, limit=3)}" for topic, ix in open_rest) + ".")
+    paras += r.interactions()
     if r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []

@@ -161,6 +161,8 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
         "Why each of those matters to this reader (argue a requirement only with its own reason, never with "
         "another requirement's or a whole topic's):",
         *_reason_lines(r),
+        *(["Two requirements read together (say this, with both statuses as given):", *(f"- {t}" for t in together)]
+          if (together := r.interactions()) else []),
         "Open requirements with other owners (mention briefly, with the owner): "
         + ("; ".join(f"{owner}: {k} on {label}" for owner, label, k in r.others_by_owner()) or "none"),
         *([f"First to close (the work plan's order): {r.short(r.first_item)}"] if r.first_item is not None else []),

@@ -316,6 +316,19 @@ class Reading:
             return self.fill(self.industry.subject_notes[sub.id]), None, lens
         return (self.fill(getattr(sub, lens)), None, lens) if lens else None
 
+    def interactions(self) -> list[str]:
+        """What two of the assessment's requirements mean together, for the interactions the run gave this
+        reader (`interaction_allotment`), each naming its requirements with their own statuses."""
+        out = []
+        for it, met, opened in interaction_allotment(self.f, self.methodology).get(self.p.id, []):
+            names = {"met": self.ref(met[0]) if met else "", "open": self.ref(opened[0]),
+                     "open_status": STATUS_WORD[self.f.requirements[opened[0]].status],
+                     "open2": self.ref(opened[1]) if len(opened) > 1 else "",
+                     "open2_status": STATUS_WORD[self.f.requirements[opened[1]].status] if len(opened) > 1 else ""}
+            text = self.fill(it.texts["owner" if self.p.id == OWNER else self.relation], **names)
+            out.append(text[:1].upper() + text[1:])
+        return out
+
     def angle_for(self, i: int) -> bool:
         """Whether any of this reader's angles is mainly about requirement i's subject."""
         sub = subjects_of(self.f)[i]
@@ -501,6 +514,63 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
                         given[persona.id] = given.get(persona.id, 0) + 1
         return taken
     return facts.memo(f"lens_allotment:{methodology}", allot)
+
+
+MAX_INTERACTIONS = 2   # interactions told to one reader
+OWNER = "small_business_owner"
+
+
+
+def interactions_held(facts: AssessmentFacts) -> tuple[tuple[object, tuple[int, ...], tuple[int, ...]], ...]:
+    """The interactions (interactions.toml) this assessment shows: (interaction, met requirements, open
+    requirements), each requirement the first of its subject in the assessment's order (not met before partly met)."""
+    def build():
+        subjects = subjects_of(facts)
+        reqs = facts.requirements
+        def first(subject: str, is_open: bool) -> int | None:
+            """The subject's first met requirement, or its first open one, not met before partly met."""
+            found = [i for i, s in enumerate(subjects)
+                     if s and s.id == subject and (reqs[i].status != "met") == is_open]
+            return min(found, key=lambda i: (reqs[i].status == "partially_met", i), default=None)
+        held = []
+        for it in load().interactions:
+            met = tuple(first(s, False) for s in it.met)
+            opened = tuple(first(s, True) for s in it.open)
+            if None not in met and None not in opened and len(set(met + opened)) == len(met + opened):
+                held.append((it, met, opened))
+        return tuple(held)
+    return facts.memo("interactions", build)
+
+
+def interaction_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[str, list[tuple]]:
+    """Who is told which interaction, decided once for all 25: {persona: [(interaction, met, open)]}. Each
+    interaction's text for a relation goes to the first persona of that relation in its `readers` whose report
+    argues findings or evidence by area under this methodology, whose area holds the open requirements (outside
+    readers read the whole record) and who has fewer than MAX_INTERACTIONS; so no sentence is shared by two
+    reports of a run. The small-business owner is told, besides, every interaction written in the owner's terms."""
+    def allot():
+        content = load()
+        method = next(m for m in content.methodologies if m.id == methodology)
+        personas = {p.id: p for p in content.personas}
+        given: dict[str, list[tuple]] = {}
+        for held in interactions_held(facts):
+            it, _, opened = held
+            for relation in ("outside_reader", "decision_maker", "operator"):
+                for pid in it.readers:
+                    persona = personas[pid]
+                    if persona.relation != relation or len(given.get(pid, [])) >= MAX_INTERACTIONS:
+                        continue
+                    plan = method.plans[relation]
+                    if not any({"findings", "coverage"} & set(s.blocks) for s in plan.sections):
+                        continue
+                    r = Reading(facts, persona, plan, methodology)
+                    if r.relation == "outside_reader" or r.whole or set(opened) <= set(r.mine_open):
+                        given.setdefault(pid, []).append(held)
+                        break
+            if "owner" in it.texts and held not in given.get(OWNER, []):   # in the owner's own words, besides
+                given.setdefault(OWNER, []).append(held)
+        return given
+    return facts.memo(f"interaction_allotment:{methodology}", allot)
 
 
 def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
