@@ -118,8 +118,8 @@ class Framework:
             if rid in self.requirements:
                 info = self.requirements[rid]
                 # A parent's designation need not be its part's (a HIPAA standard is required where one of its
-                # specifications is addressable), so only what it obliges is carried down.
-                return info if rid == own else {**info, "designation": ""}
+                # specifications is addressable), nor its note, so only what it obliges is carried down.
+                return info if rid == own else {**info, "designation": "", "matters": ""}
             parent = re.sub(r"\([^()]*\)$", "", rid)
             if parent == rid:
                 return None

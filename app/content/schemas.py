@@ -154,6 +154,10 @@ class RequirementInfoSchema(Schema):
     # The designation the framework itself gives the requirement, from the pack's `designations`:
     # "required"/"addressable" (HIPAA), "IG1" (CIS), "ML2" (Essential Eight), "L2" (CMMC).
     designation = fields.String(load_default="", validate=validate.Length(max=40))
+    # What this requirement means under the framework's own rules (a breach presumption, a safe harbour, an
+    # enforcement focus), one sentence with its citation: the reason a report gives first for it, to one reader
+    # per run (app/generation/reading.py, `note_allotment`).
+    matters = Text(load_default="")
 
 
 class FrameworkSchema(Schema):

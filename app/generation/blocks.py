@@ -273,9 +273,10 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
             sentences.append(r.fill(form, item=clause, Item=cap(clause), angle=angle, Angle=cap(angle)).rstrip("."))
             continue
         label = r.content.topics[tid].label
-        if sentences or label in r.leads:
+        if sentences or label in r.leads or why[2] == "framework":
             # the topic was introduced already (by this group's first sentence, or by an earlier group whose
-            # requirement argues the same topic): the requirement leads its own sentence
+            # requirement argues the same topic), or the reason is the framework's rule about this requirement:
+            # the requirement leads its own sentence
             angle = _lower_first(reason, r)
             sentences.append(r.fill(r.plan.finding_next, item=clause, Item=cap(clause), angle=angle,
                                     Angle=cap(angle)).rstrip("."))

@@ -29,7 +29,7 @@ from .grounding import GroundingError, check_grounding
 from .negotiation import Negotiator, extract_json
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, basis_sentence, money
-from .reading import reason_order, slots_for, subjects_of
+from .reading import infos_of, reason_order, slots_for, subjects_of
 from .template_engine import TemplateEngine, appendix, basis, reading_for
 from .wording import plural
 
@@ -126,10 +126,16 @@ def _obliges(facts: AssessmentFacts, rid: str) -> str | None:
 
 
 def _reason_lines(r) -> list[str]:
-    """ "- A.8.5: <why its subject matters, in the kind of reason this reader weighs first>" per open requirement."""
-    kind, subjects = reason_order(r.p)[0], subjects_of(r.f)
-    return [f"- {r.short(i)}: {r.fill(getattr(subjects[i], kind))}" for g in r.groups for i in g.indices
-            if subjects[i] is not None]
+    """ "- A.8.5: <why its subject matters, in the kind of reason this reader weighs first>" per open requirement,
+    and the framework's own rule about it where the pack has one."""
+    kind, subjects, infos = reason_order(r.p)[0], subjects_of(r.f), infos_of(r.f)
+    lines = []
+    for i in (i for g in r.groups for i in g.indices):
+        if subjects[i] is not None:
+            lines.append(f"- {r.short(i)}: {r.fill(getattr(subjects[i], kind))}")
+        if infos[i] and infos[i].get("matters"):
+            lines.append(f"- {r.short(i)}, under {r.slots['framework']}'s own rules: {r.fill(infos[i]['matters'])}")
+    return lines
 
 
 def _topic_line(r, topic) -> str:

@@ -292,11 +292,15 @@ class Reading:
         return self.fill(info["obliges"]) if info and info.get("obliges") else None
 
     def why(self, i: int) -> tuple[str, str | None, str] | None:
-        """Why requirement i matters to this reader, from the requirement's own subject: the persona's angle
-        that is mainly about that subject (the requirement's topic's angle first; each angle argued once per report),
-        as (angle, its topic, "angle"); else the subject's own reason in the reader's lens, as (sentence, None, kind),
-        where the run allotted it to this reader (`lens_allotment`); None otherwise. An angle about multi-factor
+        """Why requirement i matters to this reader: the framework's own rule about it (its pack note), where the
+        run gave it to this reader (`note_allotment`), as (note, None, "framework"); else, from its own subject, the
+        persona's angle that is mainly about that subject (the requirement's topic's angle first; each angle argued
+        once per report), as (angle, its topic, "angle"); else the subject's own reason in the reader's lens, as
+        (sentence, None, kind), where the run allotted it to this reader (`lens_allotment`); None otherwise. An
+        angle about multi-factor
         sign-in never argues "Termination procedures"."""
+        if note_allotment(self.f, self.methodology).get(i) == self.p.id:   # the framework's own rule comes first
+            return self.fill(infos_of(self.f)[i]["matters"]), None, "framework"
         sub = subjects_of(self.f)[i]
         own = main_topic(self.f, i)
         if sub is None:   # a requirement as broad as its topic ("Access control"): the topic's angle is about it
@@ -476,6 +480,37 @@ def topic_owner(topic: str, reader: str) -> str:
     return "the " + " ".join(w if w.isupper() else w.lower() for w in label.split())
 
 
+# Who hears a requirement's framework note first (a breach presumption, a safe harbour, an enforcement focus):
+# the readers who answer for the law and for the organization, then those who examine it.
+NOTE_READERS = ("general_counsel", "compliance_officer", "small_business_owner", "data_privacy_officer",
+                "ceo_president", "risk_manager", "cfo", "board_member", "internal_auditor", "external_auditor",
+                "insurance_underwriter", "ciso", "coo", "incident_responder", "it_director")
+NOTES_PER_READER = 2
+
+
+def note_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[int, str]:
+    """Which reader is told each open requirement's framework note (its pack entry's `matters`), decided once for
+    all 25: {requirement: persona}. The note reads the same wherever it is quoted, so it goes to one reader: the
+    first in NOTE_READERS whose findings argue the requirement and who has fewer than NOTES_PER_READER."""
+    def allot():
+        content = load()
+        method = next(m for m in content.methodologies if m.id == methodology)
+        personas = {p.id: p for p in content.personas}
+        noted = [i for i, info in enumerate(infos_of(facts)) if info and info.get("matters")
+                 and facts.requirements[i].status != "met"]
+        taken: dict[int, str] = {}
+        for pid in NOTE_READERS:
+            plan = method.plans[personas[pid].relation]
+            if not noted or not any("findings" in s.blocks for s in plan.sections):
+                continue
+            r = Reading(facts, personas[pid], plan, methodology)
+            argued = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]]
+            for i in [i for i in argued if i in noted and i not in taken][:NOTES_PER_READER]:
+                taken[i] = pid
+        return taken
+    return facts.memo(f"note_allotment:{methodology}", allot)
+
+
 def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tuple[str, str], tuple[str, int]]:
     """Which reader argues which requirement by its subject's own reason, decided once for all 25: {(subject,
     kind): (persona, requirement)}. A subject's reason reads the same wherever it is quoted, so each goes to one
@@ -497,8 +532,9 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
             if not any("findings" in section.blocks for section in plan.sections):
                 continue
             r = Reading(facts, persona, plan, methodology)
+            noted = note_allotment(facts, methodology)
             wanted[persona.id] = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
-                                  if subjects[i] is not None and not r.angle_for(i)]
+                                  if subjects[i] is not None and not r.angle_for(i) and noted.get(i) != persona.id]
         given: dict[str, int] = {}
         # Two rounds: every reader's first wanted requirement (most often "first to close"), then the rest.
         for round_ in (slice(0, 1), slice(1, None)):

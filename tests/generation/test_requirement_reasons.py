@@ -304,3 +304,27 @@ def test_an_outside_readers_weakest_evidence_is_the_area_with_most_gaps():
     assert "privileged" not in str(ENGINE.write(f, "board_member", "challenger")).lower()
     # TISAX 3.1.3 is about the handling of equipment and media, not classification
     assert subjects_of(f)[3].id == "asset.media"
+
+
+def test_a_requirements_framework_rule_is_told_to_one_reader_who_answers_for_it():
+    """Panel: counsel and the owner were never told the HIPAA rules that decide what a gap costs: the encryption
+    safe harbour and breach presumption (45 CFR 164.402), OCR's risk analysis enforcement, the ransomware fact
+    sheet, what "addressable" obliges (164.306(d)(3))."""
+    f = AssessmentFacts.from_submission({"companyId": "d-2", "framework": "HIPAA", "industry": "Dental practice",
+                                         "policy": "YES", "requirements": [
+        {"id": "164.308(a)(1)(ii)(A)", "title": "Risk analysis", "status": "not_met"},
+        {"id": "164.312(a)(2)(iv)", "title": "Encryption and decryption", "status": "not_met"},
+        {"id": "164.308(a)(7)(ii)(B)", "title": "Disaster recovery plan", "status": "partially_met"},
+        {"id": "164.312(d)", "title": "Person or entity authentication", "status": "met"}]})
+    reports = {p.id: "\n".join(paragraphs(ENGINE.write(f, p.id, "spin"))) for p in PERSONAS}
+    counsel = [s for s in sentences_naming({"sections": [{"heading": "x", "paragraphs": [reports["general_counsel"]],
+                                                          "bullets": []}]}, "Risk analysis (164.308(a)(1)(ii)(A)")]
+    assert any("Risk Analysis Initiative" in s for s in counsel), counsel
+    assert "ePHI encrypted as HHS's guidance specifies is not unsecured PHI" in "\n".join(reports.values())
+    for marker in ("Risk Analysis Initiative", "is not unsecured PHI", "Fact Sheet: Ransomware and HIPAA"):
+        assert sum(marker in t for t in reports.values()) == 1, marker    # one reader per run
+    # a part of an id does not inherit its parent's note
+    assert load().frameworks["hipaa"].info("164.312(a)(2)(iv)(1)")["matters"] == ""
+    from app.generation.openai_engine import persona_prompt
+    assert "- 164.312(a)(2)(iv), under HIPAA's own rules: Encryption decides what a lost laptop" in \
+        persona_prompt(f, "general_counsel", "spin")
