@@ -39,7 +39,11 @@ _BY_RELATION = {"operator": ("risk", "operations"), "outside_reader": ("evidence
 
 # Kinds that do not fit a reader at all: a practice owner has no buyers' due diligence or board to answer to, an
 # operator reads neither, and outside readers are not told how staff or budgets run.
-_NEVER = {"small_business_owner": {"customers", "oversight"}, "operator": {"customers", "oversight"},
+# Nor do the steps of the working control ("system administrators enable logging on each new system") fit the
+# readers who decide rather than run it.
+_DECIDE = {"operations"}
+_NEVER = {"small_business_owner": {"customers", "oversight", *_DECIDE}, "operator": {"customers", "oversight"},
+          "general_counsel": _DECIDE, "board_member": _DECIDE, "ceo_president": _DECIDE, "cfo": _DECIDE,
           "outside_reader": {"customers", "people", "cost", "operations"}}
 
 

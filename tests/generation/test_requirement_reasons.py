@@ -328,3 +328,13 @@ def test_a_requirements_framework_rule_is_told_to_one_reader_who_answers_for_it(
     from app.generation.openai_engine import persona_prompt
     assert "- 164.312(a)(2)(iv), under HIPAA's own rules: Encryption decides what a lost laptop" in \
         persona_prompt(f, "general_counsel", "spin")
+
+
+def test_readers_who_decide_are_not_told_the_steps_of_a_working_control():
+    """Panel: counsel and a dentist were told "system administrators enable logging on each new system"."""
+    f = AssessmentFacts.from_submission(CLINIC)
+    steps = {s.operations.split("{")[0].rstrip(".")[1:] for s in load().subjects}
+    for persona in ("general_counsel", "board_member", "ceo_president", "cfo", "small_business_owner"):
+        for methodology in ("spin", "challenger"):
+            text = "\n".join(paragraphs(ENGINE.write(f, persona, methodology)))
+            assert not any(s in text for s in steps), (persona, methodology)
