@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 
 from flask import Flask
 
@@ -25,8 +26,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
-    app.json.sort_keys = False
-    app.json.ensure_ascii = False  # "crs_…1a2b", names and titles as written, not \u escapes
+    from .errors import JSONProvider
+    app.json = JSONProvider(app)   # "crs_…1a2b", names and titles as written, not \u escapes
     configure_logging()
 
     register_extensions(app)
@@ -37,13 +38,23 @@ def create_app(test_config: dict | None = None) -> Flask:
     return app
 
 
+# Every control character a request can carry: C0 (NUL, ESC, CR, LF, ...), DEL and C1 (0x80-0x9f, which some
+# terminals read as escape sequences too).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
+
+
+def _escape_controls(text: str) -> str:
+    return _CONTROL.sub(lambda m: _NAMED.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
+
+
 def _escaping_record_factory(base):
     def make_record(*args, **kwargs) -> logging.LogRecord:
         record = base(*args, **kwargs)
         if record.name.startswith("app.") and record.args:
             message = record.getMessage()
-            if "\r" in message or "\n" in message:
-                record.msg, record.args = message.replace("\r", "\\r").replace("\n", "\\n"), None
+            if _CONTROL.search(message):
+                record.msg, record.args = _escape_controls(message), None
         return record
 
     make_record.escapes_line_breaks = True
@@ -53,8 +64,9 @@ def _escaping_record_factory(base):
 def configure_logging() -> None:
     """INFO to stderr unless the host process configured logging already.
 
-    Our log lines carry partner-supplied values (paths, emails, LLM and receiver errors): their CR
-    and LF are escaped, so no value can forge a log line of its own.
+    Our log lines carry partner-supplied values (paths, emails, LLM and receiver errors): every control
+    character in them is escaped (CR and LF as \\r and \\n, the others as \\xNN), so no value can forge a
+    log line of its own or send escape sequences to an operator's terminal.
     """
     base = logging.getLogRecordFactory()
     if not getattr(base, "escapes_line_breaks", False):

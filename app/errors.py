@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import re
 import traceback
 
 from flask import Flask, Response, jsonify, render_template, request
+from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import BadRequest, HTTPException, NotFound
 
 from .extensions import db
 
@@ -69,8 +71,33 @@ def html_error(status: int, title: str) -> Response:
                     status=status, mimetype="text/html")
 
 
+# A code point of the surrogate range is always a lone surrogate in a Python string (JSON's escaped pairs are
+# joined when parsed): UTF-8 cannot encode it, so it is written as JSON's own escape.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class JSONProvider(DefaultJSONProvider):
+    """Flask's JSON, with names and titles as written (no \\u escapes), and any lone surrogate a partner sent
+    (a key of an unknown field, echoed in a 422) escaped, so building the answer never fails."""
+    ensure_ascii = False
+    sort_keys = False
+
+    def dumps(self, obj, **kwargs) -> str:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", super().dumps(obj, **kwargs))
+
+
+def refuse_nul() -> None:
+    """No resource is named with a NUL, and no database stores one in a query (Postgres refuses it with an
+    error): a NUL in the path is a 404, in a query parameter a 400, before any view runs."""
+    if "\x00" in request.path:
+        raise NotFound()
+    if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
+        raise BadRequest("Query parameters cannot contain NUL characters.")
+
+
 def register_error_handlers(app: Flask) -> None:
     """Answer every error in the house shape; never a stack trace."""
+    app.before_request(refuse_nul)
 
     @app.errorhandler(ApiError)
     def handle_api_error(error: ApiError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from sqlalchemy import func, inspect, select
@@ -67,6 +68,33 @@ def test_control_characters_and_lone_surrogates_are_refused(client, auth, db, va
     assert stored(db) == (0, 0)
 
 
+@pytest.mark.parametrize("body", ['{"\\ud800x": 1}', '{"companyId": "c", "\\udfff": {"\\ud800": 2}}'])
+def test_a_lone_surrogate_in_a_key_is_a_422_that_names_it(client, auth, db, body):
+    """Issue 31: the 422 for an unknown field named with a lone surrogate failed while it was being written."""
+    response = post_raw(client, auth, body)
+    assert response.status_code == 422 and response.get_json()["code"] == "validation_error"
+    assert response.data.decode("utf-8")   # valid UTF-8: the surrogate is written as JSON's escape
+    assert any(key.startswith(("\ud800", "\udfff")) for key in response.get_json()["details"])
+    assert stored(db) == (0, 0)
+
+
+def test_a_nul_in_a_path_or_query_is_a_4xx_on_every_database(client, auth, db):
+    """Issue 31: on Postgres a NUL in a persona or token path reached the database and answered 500."""
+    record = client.post("/api/v1/assessments", json=submission(), headers=auth).get_json()
+    aid, token = record["id"], record["embedToken"]
+    assert client.post(f"/api/v1/assessments/{aid}/generate", headers=auth).status_code == 200
+    for path in (f"/api/v1/assessments/{aid}/reports/ceo%00", f"/api/v1/assessments/{aid}/reports/%00.pdf",
+                 f"/api/v1/assessments/{aid}%00", f"/embed/assessment/{token}%00", f"/embed/assessment/%00{token}",
+                 f"/embed/assessment/{token}/ceo_president%00", f"/embed/assessment/{token}/%00.pdf"):
+        response = client.get(path, headers=auth)
+        assert response.status_code == 404, path
+    for query in ("framework=%00", "companyId=a%00b", "cursor=%00", "industry=x%00", "a%00=1"):
+        response = client.get(f"/api/v1/assessments?{query}", headers=auth)
+        assert response.status_code == 400 and response.get_json()["code"] == "bad_request", query
+    page = client.get(f"/embed/assessment/{token}?persona=%00")
+    assert page.status_code == 400 and page.mimetype == "text/html"
+
+
 def test_odd_unicode_round_trips_exactly(client, auth):
     odd = {
         "industry": "Santé & soins — 医療 🏥 ‏עברית‎",
@@ -116,3 +144,23 @@ def test_wrong_json_types_everywhere(client, auth, db):
     details = client.post("/api/v1/assessments", json=body, headers=auth).get_json()["details"]
     assert {"companyId", "industry", "framework", "policy", "requirements", "displayName"} <= set(details)
     assert stored(db) == (0, 0)
+
+
+DEEP = '{"a":' * 5000 + "1" + "}" * 5000
+
+
+def test_deeply_nested_json_is_a_4xx_on_every_endpoint_that_reads_json(app, client, auth, db):
+    """Issue 31: every route that takes a body, API and portal, answers a body past the parser's depth with a
+    4xx in its own shape, never a 500."""
+    record = client.post("/api/v1/assessments", json=submission(), headers=auth).get_json()
+    routes = [rule for rule in app.url_map.iter_rules() if {"POST", "PATCH", "PUT"} & set(rule.methods or ())]
+    assert len(routes) > 5
+    for rule in routes:
+        path = rule.rule
+        for name in rule.arguments:
+            path = path.replace(f"<{name}>", "1").replace(f"<int:{name}>", str(record["id"]))
+            path = re.sub(r"<[^>]*:" + name + ">", str(record["id"]), path)
+        for method in sorted({"POST", "PATCH", "PUT"} & set(rule.methods)):
+            response = client.open(path, method=method, data=DEEP,
+                                   headers={**auth, "Content-Type": "application/json"})
+            assert response.status_code < 500, (method, path, response.status_code)

@@ -128,6 +128,13 @@ def test_log_lines_escape_line_breaks_in_values(app, caplog):
     assert caplog.messages == ["report for persona cfo failed: bad\\r\\n2026-01-01 ERROR forged line"]
 
 
+def test_log_lines_escape_every_control_character_a_request_can_carry(app, caplog):
+    """Issue 31: only CR and LF were escaped; a NUL or an ESC sequence from a URL reached the log as is."""
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("app.embed").warning("page %s: %s", "/embed/x\x00y", "\x1b[31mred\x1b[0m\x07\x7f\x9b\tz")
+    assert caplog.messages == ["page /embed/x\\x00y: \\x1b[31mred\\x1b[0m\\x07\\x7f\\x9b\\tz"]
+
+
 def test_database_error_logs_never_carry_tokens_or_partner_data(client, auth, caplog, monkeypatch):
     """A (192-bit, so never seen) token collision: the database refuses the row and quotes its values."""
     first = _submit(client, auth)
