@@ -109,6 +109,9 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "OPENAI_MAX_CONCURRENCY": _int(env, "OPENAI_MAX_CONCURRENCY", 8, minimum=1),
         "OPENAI_MAX_TOKENS": _int(env, "OPENAI_MAX_TOKENS", 2000, minimum=1),
         "OPENAI_TEMPERATURE": _temperature(env),
+        # Test keys are free (never billed), so by default their runs use the template engine; the operator
+        # may let them spend LLM tokens too (as Stripe's test mode never moves money unless told to).
+        "OPENAI_IN_TEST_MODE": _bool(env, "OPENAI_IN_TEST_MODE", False),
         "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
         "GENERATION_MAX_CONCURRENT_PER_PARTNER": _int(env, "GENERATION_MAX_CONCURRENT_PER_PARTNER", 2, minimum=1),
         # A run proves it is alive every RUN_HEARTBEAT_SECONDS; one silent for RUN_STALE_SECONDS is taken over

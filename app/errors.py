@@ -87,17 +87,27 @@ class JSONProvider(DefaultJSONProvider):
 
 
 def refuse_nul() -> None:
-    """No resource is named with a NUL, and no database stores one in a query (Postgres refuses it with an
-    error): a NUL in the path is a 404, in a query parameter a 400, before any view runs."""
+    """No resource is named with a NUL, and no database takes one in a query (Postgres refuses it with an
+    error): a NUL in the path is a 404; in a query parameter, a 422 naming it under /api (400 on pages),
+    before any view runs."""
     if "\x00" in request.path:
         raise NotFound()
-    if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
+    named = [key for key, value in request.args.items(multi=True) if "\x00" in key or "\x00" in value]
+    if named and wants_json():
+        raise ApiError(422, "validation_error", "Some fields are invalid; see details.",
+                       details={key: ["Must not contain NUL characters."] for key in named})
+    if named:
         raise BadRequest("Query parameters cannot contain NUL characters.")
+
+
+def _refuse_nul_outside_the_api() -> None:
+    if request.blueprint != "api":   # the API checks after authentication (app/api/__init__.py)
+        refuse_nul()
 
 
 def register_error_handlers(app: Flask) -> None:
     """Answer every error in the house shape; never a stack trace."""
-    app.before_request(refuse_nul)
+    app.before_request(_refuse_nul_outside_the_api)
 
     @app.errorhandler(ApiError)
     def handle_api_error(error: ApiError):

@@ -90,7 +90,9 @@ def test_a_nul_in_a_path_or_query_is_a_4xx_on_every_database(client, auth, db):
         assert response.status_code == 404, path
     for query in ("framework=%00", "companyId=a%00b", "cursor=%00", "industry=x%00", "a%00=1"):
         response = client.get(f"/api/v1/assessments?{query}", headers=auth)
-        assert response.status_code == 400 and response.get_json()["code"] == "bad_request", query
+        assert response.status_code == 422 and response.get_json()["code"] == "validation_error", query
+        assert query.split("=")[0].replace("%00", "\x00") in response.get_json()["details"], query
+        assert response.headers["X-RateLimit-Remaining"], query   # counted like any other request
     page = client.get(f"/embed/assessment/{token}?persona=%00")
     assert page.status_code == 400 and page.mimetype == "text/html"
 

@@ -2,11 +2,13 @@
 
 from flask import Blueprint
 
+from ..errors import refuse_nul
 from ..keys.auth import require_api_key
 from . import idempotency
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 bp.before_request(require_api_key)
+bp.before_request(refuse_nul)   # after authentication, as any 404 or 422: no key is a 401 first
 bp.before_request(idempotency.begin)   # after authentication: keys are scoped to the partner
 bp.after_request(idempotency.finish)
 

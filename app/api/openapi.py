@@ -213,6 +213,7 @@ REPORT_CONTENT = {
     "persona": "ciso", "personaLabel": "CISO", "category": "Executive", "methodology": "challenger",
     "methodologyLabel": "Challenger Sale", "generatedAt": GENERATED_AT, "engine": "template",
     "readerRelation": "decision_maker", "knowledge": {"framework": "iso27001", "industry": "healthcare"},
+    "livemode": True,
 }
 USAGE = {
     "currency": "USD", "livemode": True, "total": {"assessments": 2, "reports": 49, "amount": 490},

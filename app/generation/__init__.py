@@ -9,6 +9,7 @@ from flask import Flask
 
 from .engines import build_engine
 from .recovery import RunWatchdog
+from .template_engine import TemplateEngine
 
 
 def init_app(app: Flask) -> None:
@@ -19,6 +20,7 @@ def init_app(app: Flask) -> None:
     # 25 reports, so it cannot be a task of that pool (runs holding every worker would wait on each other).
     runner = ThreadPoolExecutor(max_workers=app.config["GENERATION_WORKERS"], thread_name_prefix="generation-run")
     app.extensions["report_engine"] = engine
+    app.extensions["test_mode_engine"] = engine if app.config.get("OPENAI_IN_TEST_MODE") else TemplateEngine()
     app.extensions["generation_pool"] = pool
     app.extensions["generation_runner"] = runner
     app.extensions["run_watchdog"] = RunWatchdog(app)   # started by a serving process (start_background_work)

@@ -89,6 +89,8 @@ class ReportContentSchema(ReportTextSchema):
                                                      "each a pack key or null"})
     fallback = fields.Boolean(metadata={"description": "present and true when the configured engine failed "
                                                        "and the template engine wrote this report"})
+    livemode = fields.Boolean(metadata={"description": "false for a report of an assessment made with a test key: "
+                                                       "never billed, marked \"Test data\" on its pages and PDFs"})
 
 
 _ORGANIZATION = re.compile(r"\b([Tt])he organization\b")

@@ -377,7 +377,8 @@ def execute(key: AuthenticatedKey, run: Run, *, background: bool = False) -> dic
     with _runs_lock:
         _runs_here[run.token] = run.assessment_id
     try:
-        engine = current_app.extensions["report_engine"]
+        # A test key's run is free, so it spends no LLM tokens unless the operator allows it (OPENAI_IN_TEST_MODE).
+        engine = current_app.extensions["report_engine" if key.livemode else "test_mode_engine"]
         results = fan_out(current_app.extensions["generation_pool"], engine, load_facts(run.assessment_id),
                           run.methodology, beat)
         return _store_retrying(key, run, engine.name, results, beat)
@@ -459,4 +460,4 @@ def report_content(key: AuthenticatedKey, assessment_id: int, persona: str) -> d
     report = db.session.scalar(select(Report).where(Report.assessment_id == assessment.id, Report.persona == persona))
     if report is None or report.content is None:
         raise not_found("No report for that persona.")
-    return report.content
+    return {**report.content, "livemode": assessment.livemode}

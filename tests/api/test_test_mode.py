@@ -134,3 +134,36 @@ def test_the_portal_creates_test_keys_and_marks_test_data(app, client):
     submit(client, {"Authorization": f"Bearer {api_key}"})
     listing = client.get("/portal/assessments").get_data(as_text=True)
     assert '<span class="badge badge--test">Test</span>' in listing
+
+
+def test_a_test_keys_report_json_says_it_is_test_data(client, live, test):
+    """Issue 31: the single-report JSON had no `livemode`, so a test report could pass for a live one."""
+    for auth, livemode in ((live, True), (test, False)):
+        record = submit(client, auth)
+        generate(client, auth, record["id"])
+        report = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).get_json()
+        assert report["livemode"] is livemode and report["title"]
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_a_test_keys_run_spends_llm_tokens_only_when_the_operator_allows_it(app_factory, fake_openai, allowed):
+    """Issue 31: a test key's runs are never billed, so by default they use the template engine; with
+    OPENAI_IN_TEST_MODE the operator lets them call the LLM like live keys."""
+    from app.keys.service import issue_api_key
+    application = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
+                              OPENAI_MODEL="fake-model", OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=5.0,
+                              OPENAI_MAX_CONCURRENCY=25, OPENAI_IN_TEST_MODE=allowed)
+    with application.app_context():
+        keys = {mode: issue_api_key("acme", livemode=mode == "live").api_key for mode in ("live", "test")}
+        db.session.commit()
+    client = application.test_client()
+    engines = {}
+    for mode, secret in keys.items():
+        auth = {"Authorization": f"Bearer {secret}"}
+        before = len(fake_openai.requests)
+        record = submit(client, auth)
+        generate(client, auth, record["id"])
+        report = client.get(f"/api/v1/assessments/{record['id']}/reports/cfo", headers=auth).get_json()
+        engines[mode] = (report["engine"], len(fake_openai.requests) > before)
+    assert engines["live"] == ("openai", True)
+    assert engines["test"] == (("openai", True) if allowed else ("template", False))
