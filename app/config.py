@@ -114,6 +114,8 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "OPENAI_IN_TEST_MODE": _bool(env, "OPENAI_IN_TEST_MODE", False),
         "GENERATION_WORKERS": _int(env, "GENERATION_WORKERS", 25, minimum=1),
         "GENERATION_MAX_CONCURRENT_PER_PARTNER": _int(env, "GENERATION_MAX_CONCURRENT_PER_PARTNER", 2, minimum=1),
+        # Active live keys (and, apart, test keys) a partner may hold unless the operator set its own limit.
+        "PARTNER_MAX_KEYS": _int(env, "PARTNER_MAX_KEYS", 5, minimum=1),
         # A run proves it is alive every RUN_HEARTBEAT_SECONDS; one silent for RUN_STALE_SECONDS is taken over
         # by a serving process (resumed, or failed after RUN_MAX_RECOVERIES take-overs). See the README.
         "RUN_HEARTBEAT_SECONDS": _float(env, "RUN_HEARTBEAT_SECONDS", 5.0),

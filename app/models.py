@@ -55,6 +55,9 @@ class Partner(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     # The highest tier the partner's staff may choose in the portal; set by the operator.
     max_tier: Mapped[str] = mapped_column(String(20), default="standard", server_default="standard")
+    # Active keys of each mode the partner may hold (each key has its own hourly budget, so keys would multiply
+    # it); None: the operator's PARTNER_MAX_KEYS. Set with `flask partners set-max-keys`.
+    max_keys: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
     keys: Mapped[list[ApiKey]] = relationship(back_populates="partner")
 

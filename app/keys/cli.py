@@ -15,6 +15,7 @@ from .service import (
     CURRENCIES,
     TIER_LIMITS,
     KeyInputError,
+    KeyLimitError,
     brand_settings,
     issue_api_key,
     key_settings,
@@ -176,6 +177,9 @@ def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_o
                                livemode=not test_mode)
         set_brand(issued.key, **brand)
         set_report_settings(issued.key, **report)
+    except KeyLimitError as exc:
+        db.session.rollback()
+        raise click.ClickException(f"{exc} (Operator: flask partners set-max-keys {partner!r} N.)") from None
     except (KeyInputError, BrandError) as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None

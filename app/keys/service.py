@@ -7,7 +7,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from flask import current_app
+from sqlalchemy import func, select
 
 from ..extensions import db
 from ..models import ApiKey, Partner, iso_utc, utcnow
@@ -27,6 +28,29 @@ CURRENCIES = ("USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DK
 
 class KeyInputError(ValueError):
     """A key setting given by an operator or partner is invalid."""
+
+
+class KeyLimitError(KeyInputError):
+    """The partner holds as many active keys of this mode as it may."""
+
+
+def key_limit(partner: Partner) -> int:
+    """Active keys of each mode the partner may hold: its own limit, else the operator's PARTNER_MAX_KEYS."""
+    return partner.max_keys or current_app.config["PARTNER_MAX_KEYS"]
+
+
+def _check_key_limit(partner: Partner, livemode: bool) -> None:
+    """Each key has its own hourly budget, so a partner's keys are capped: keys would otherwise multiply it."""
+    if partner.id is None:
+        return
+    active = db.session.scalar(select(func.count(ApiKey.id)).where(
+        ApiKey.partner_id == partner.id, ApiKey.livemode.is_(livemode), ApiKey.revoked_at.is_(None)))
+    limit = key_limit(partner)
+    if active >= limit:
+        mode = "live" if livemode else "test"
+        raise KeyLimitError(f"{partner.name} already has {active} active {mode} keys, the most it may hold: each key "
+                            f"has its own hourly request budget, so more keys would multiply it. Revoke a {mode} key "
+                            f"that is no longer used, or ask for a higher limit.")
 
 
 @dataclass(frozen=True)
@@ -99,6 +123,7 @@ def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: in
     if partner is None:
         partner = Partner(name=partner_name)
         db.session.add(partner)
+    _check_key_limit(partner, livemode)
     api_key = KEY_PREFIX + secrets.token_hex(32)
     webhook_secret = new_webhook_secret()
     key = ApiKey(partner=partner, name=name, key_hash=hash_api_key(api_key), last4=api_key[-4:], tier=tier,

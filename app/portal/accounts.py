@@ -138,6 +138,17 @@ def tier_allowed(partner: Partner, tier: str) -> bool:
     return tier in TIERS and tier_rank(tier) <= tier_rank(partner.max_tier or DEFAULT_TIER)
 
 
+def set_max_keys(partner_name: str, count: int) -> Partner:
+    """How many active keys of each mode (live, test) the partner may hold; the caller commits."""
+    if count < 1:
+        raise AccountError(f"the key limit must be 1 or more, got {count}")
+    partner = find_partner(partner_name)
+    if partner is None:
+        raise AccountError(f"no partner named {partner_name!r}")
+    partner.max_keys = count
+    return partner
+
+
 def set_max_tier(partner_name: str, tier: str) -> Partner:
     """The highest tier the partner may choose in the portal; the caller commits."""
     if tier not in TIERS:

@@ -10,8 +10,19 @@ from flask.cli import AppGroup
 from sqlalchemy import func, select
 
 from ..extensions import db
+from ..keys.service import key_limit
 from ..models import ApiKey, Partner, User, iso_utc
-from .accounts import TIERS, AccountError, create_user, disable_user, enable_user, find_user, set_max_tier, set_password
+from .accounts import (
+    TIERS,
+    AccountError,
+    create_user,
+    disable_user,
+    enable_user,
+    find_user,
+    set_max_keys,
+    set_max_tier,
+    set_password,
+)
 
 users_cli = AppGroup("users", help="Create and manage partner portal users.")
 partners_cli = AppGroup("partners", help="List partners and set the highest tier their portal users may choose.")
@@ -114,17 +125,34 @@ def change_password(email, password_stdin):
 @partners_cli.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 def list_partners(as_json):
-    """Partners with their tier cap and how many keys and users they have."""
+    """Partners with their tier cap, their key limit and how many keys and users they have."""
     keys = select(func.count(ApiKey.id)).where(ApiKey.partner_id == Partner.id).scalar_subquery()
     users = select(func.count(User.id)).where(User.partner_id == Partner.id).scalar_subquery()
-    rows = [{"id": pid, "name": name, "maxTier": max_tier, "keys": nkeys, "users": nusers}
-            for pid, name, max_tier, nkeys, nusers in db.session.execute(
-                select(Partner.id, Partner.name, Partner.max_tier, keys, users).order_by(Partner.name))]
+    rows = [{"id": partner.id, "name": partner.name, "maxTier": partner.max_tier, "maxKeys": key_limit(partner),
+             "keys": nkeys, "users": nusers}
+            for partner, nkeys, nusers in db.session.execute(select(Partner, keys, users).order_by(Partner.name))]
     if as_json:
         click.echo(json.dumps(rows))
         return
     for r in rows:
-        click.echo(f"{r['id']:>4}  {r['name']}  max tier {r['maxTier']}  {r['keys']} keys  {r['users']} users")
+        click.echo(f"{r['id']:>4}  {r['name']}  max tier {r['maxTier']}  up to {r['maxKeys']} active keys per mode  "
+                   f"{r['keys']} keys  {r['users']} users")
+
+
+@partners_cli.command("set-max-keys")
+@click.argument("name")
+@click.argument("count", type=int)
+def set_partner_max_keys(name, count):
+    """Set how many active live keys (and, apart, test keys) the partner may hold; each key has its own hourly
+    budget, so this caps the partner's budget. Default: PARTNER_MAX_KEYS."""
+    try:
+        partner = set_max_keys(name, count)
+    except AccountError as error:
+        db.session.rollback()
+        raise click.ClickException(str(error)) from None
+    db.session.commit()
+    click.echo(f"Partner {partner.name!r} may now hold up to {partner.max_keys} active live keys and "
+               f"{partner.max_keys} active test keys.")
 
 
 @partners_cli.command("set-max-tier")

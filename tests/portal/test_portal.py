@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import itsdangerous.timed
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.models import ApiKey, UsageRecord, WebhookDelivery
 from tests.embed import embed_path, generate, submit
@@ -229,6 +229,18 @@ def test_create_key_refuses_tiers_above_the_cap(signed_in, runner, db):
     runner.invoke(args=["partners", "set-max-tier", "Acme Security", "enterprise"])
     allowed = post_form(signed_in, "/portal/keys/new", {"name": "Big", "tier": "enterprise"})
     assert allowed.status_code == 200 and "1000 requests per hour" in text(allowed)
+
+
+def test_the_portal_says_why_a_key_past_the_partners_limit_is_refused(signed_in, runner, db):
+    runner.invoke(args=["partners", "set-max-keys", "Acme Security", "2"])
+    for name in ("One", "Two"):
+        assert "will not be shown again" in text(post_form(signed_in, "/portal/keys/new", {"name": name,
+                                                                                          "tier": "trial"}))
+    refused = post_form(signed_in, "/portal/keys/new", {"name": "Three", "tier": "trial"})
+    assert refused.status_code in (200, 422) and "crs_" not in text(refused)
+    assert "already has 2 active live keys, the most it may hold" in text(refused)
+    assert "Revoke a live key that is no longer used, or ask for a higher limit." in text(refused)
+    assert db.session.scalar(select(func.count(ApiKey.id))) == 2
 
 
 def test_the_service_refuses_the_cap_even_without_the_form(app):

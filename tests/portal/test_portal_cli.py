@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
-from app.models import Partner, User
+from app.models import ApiKey, Partner, User
 from tests.portal import PASSWORD, make_user, sign_in
 
 
@@ -121,7 +121,8 @@ def test_partners_list_and_set_max_tier(runner, db, make_key):
     make_key("Acme Security")
     create(runner)
     listed = json.loads(runner.invoke(args=["partners", "list", "--json"]).output)
-    assert listed == [{"id": listed[0]["id"], "name": "Acme Security", "maxTier": "standard", "keys": 2, "users": 1}]
+    assert listed == [{"id": listed[0]["id"], "name": "Acme Security", "maxTier": "standard", "maxKeys": 5, "keys": 2,
+                       "users": 1}]
     result = runner.invoke(args=["partners", "set-max-tier", "Acme Security", "enterprise"])
     assert result.exit_code == 0 and "up to enterprise" in result.output
     assert db.session.scalar(select(Partner.max_tier)) == "enterprise"
@@ -134,3 +135,28 @@ def test_the_keys_cli_is_not_bound_by_the_cap(runner, make_key):
     make_key("Acme Security")  # capped at the default, standard
     result = runner.invoke(args=["keys", "create", "--partner", "Acme Security", "--tier", "enterprise", "--json"])
     assert result.exit_code == 0 and json.loads(result.output)["rateLimit"] == 1000
+
+
+def test_a_partners_keys_are_capped_so_its_budget_does_not_grow_with_them(runner, app, db):
+    """Issue 31: each key has its own hourly limit, so 15 trial keys made 40 requests a minute with no 429."""
+    def create(*extra):
+        return runner.invoke(args=["keys", "create", "--partner", "Acme Security", "--tier", "trial", *extra])
+    for _ in range(5):
+        assert create().exit_code == 0
+    refused = create()
+    assert refused.exit_code != 0
+    assert "Acme Security already has 5 active live keys, the most it may hold: each key has its own hourly " \
+           "request budget, so more keys would multiply it. Revoke a live key that is no longer used, or ask for a " \
+           "higher limit." in refused.output and "flask partners set-max-keys 'Acme Security' N" in refused.output
+    assert db.session.scalar(select(func.count(ApiKey.id))) == 5
+    assert create("--test").exit_code == 0            # test keys are counted apart
+    first = db.session.scalar(select(ApiKey.id).order_by(ApiKey.id))
+    assert runner.invoke(args=["keys", "revoke", str(first)]).exit_code == 0
+    assert create().exit_code == 0                    # a revoked key frees its place
+    assert create().exit_code != 0
+    result = runner.invoke(args=["partners", "set-max-keys", "Acme Security", "8"])
+    assert result.exit_code == 0 and "up to 8 active live keys" in result.output
+    assert create().exit_code == 0
+    assert "up to 8 active keys per mode" in runner.invoke(args=["partners", "list"]).output
+    assert runner.invoke(args=["partners", "set-max-keys", "Acme Security", "0"]).exit_code != 0
+    assert runner.invoke(args=["partners", "set-max-keys", "Nobody", "3"]).exit_code != 0
