@@ -9,21 +9,76 @@ certificate check; `requests` and urllib3 still do all of HTTP.
 from __future__ import annotations
 
 import os
+import socket
+import threading
 from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import NewConnectionError
 
 from .urls import WebhookTarget
 
 
-class PinnedAddressAdapter(HTTPAdapter):
-    """A transport adapter that opens its connections to one fixed IP address."""
+class Deadline:
+    """One attempt's total time: `requests`' timeout bounds each socket operation, so a receiver answering a
+    byte every few seconds (status line and headers included) could hold a worker for as long as it liked.
+    When the deadline passes, every connection the attempt opened is shut down, which ends a blocked read."""
 
-    def __init__(self, address: str, **kwargs):
+    def __init__(self, seconds: float):
+        self.expired = False
+        self._connections: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def track(self, connection) -> None:
+        with self._lock:
+            self._connections.append(connection)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            connections = list(self._connections)
+        for connection in connections:
+            sock = getattr(connection, "sock", None)
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass   # already closed
+
+
+def _tracked(pool_class, deadline: Deadline):
+    """A urllib3 pool class whose new connections the deadline can shut down."""
+    class Pool(pool_class):
+        def _new_conn(self):
+            connection = super()._new_conn()
+            deadline.track(connection)
+            return connection
+    return Pool
+
+
+class PinnedAddressAdapter(HTTPAdapter):
+    """A transport adapter that opens its connections to one fixed IP address, within one deadline."""
+
+    def __init__(self, address: str, deadline: Deadline, **kwargs):
         self.address = address
+        self.deadline = deadline
         super().__init__(max_retries=0, **kwargs)
+
+    def init_poolmanager(self, *args, **kwargs):
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"http": _tracked(HTTPConnectionPool, self.deadline),
+                                                   "https": _tracked(HTTPSConnectionPool, self.deadline)}
 
     def build_connection_pool_key_attributes(self, request, verify, cert=None):
         """The pool for the pinned address, with the URL's hostname for SNI and the certificate check."""
@@ -59,22 +114,28 @@ def _could_not_connect(exc: requests.ConnectionError) -> bool:
 def post(target: WebhookTarget, body: bytes, headers: dict[str, str], timeout: float) -> int:
     """POST `body` to the target over its checked addresses; return the HTTP status code.
 
-    The addresses are tried in resolver order, moving on only when a connection cannot be opened at
-    all (refused, unreachable), never after a timeout, so one attempt stays within about `timeout`.
+    The whole attempt (connecting, sending, and reading the status line and headers) has `timeout` seconds,
+    however slowly the receiver answers; past it, requests.Timeout. The addresses are tried in resolver order,
+    moving on only when a connection cannot be opened at all (refused, unreachable), never after a timeout.
     """
     last = len(target.addresses) - 1
-    for index, address in enumerate(target.addresses):
-        with requests.Session() as session:
-            session.trust_env = False
-            adapter = PinnedAddressAdapter(address)
-            session.mount("http://", adapter)
-            session.mount("https://", adapter)
-            try:
-                # stream=True: only the status matters, and a huge body must not be read into memory.
-                with session.post(target.url, data=body, headers=headers, timeout=timeout, allow_redirects=False,
-                                  stream=True, verify=_ca_bundle()) as response:
-                    return response.status_code
-            except requests.ConnectionError as exc:
-                if index == last or not _could_not_connect(exc):
-                    raise
+    with Deadline(timeout) as deadline:
+        for index, address in enumerate(target.addresses):
+            with requests.Session() as session:
+                session.trust_env = False
+                adapter = PinnedAddressAdapter(address, deadline)
+                session.mount("http://", adapter)
+                session.mount("https://", adapter)
+                try:
+                    # stream=True: only the status matters, and a huge body must not be read into memory.
+                    with session.post(target.url, data=body, headers=headers, timeout=timeout,
+                                      allow_redirects=False, stream=True, verify=_ca_bundle()) as response:
+                        if deadline.expired:
+                            raise requests.Timeout(f"no answer within {timeout:g} s")
+                        return response.status_code
+                except requests.RequestException as exc:
+                    if deadline.expired:
+                        raise requests.Timeout(f"no answer within {timeout:g} s") from exc
+                    if not isinstance(exc, requests.ConnectionError) or index == last or not _could_not_connect(exc):
+                        raise
     raise AssertionError("unreachable: a target has at least one address")

@@ -179,3 +179,34 @@ class SilentReceiver:
         with self._changed:
             for connection in self.connections:
                 connection.close()
+
+
+class DribblingReceiver(SilentReceiver):
+    """Reads the request, then answers one byte every `interval` seconds, status line and headers included,
+    like a hostile receiver holding a sender's worker: each read gets a byte well within any per-read timeout."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Padding: " + b"x" * 200 + b"\r\n\r\nok"
+
+    def __init__(self, interval: float = 0.25):
+        super().__init__()
+        self.interval = interval
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self._listener.accept()
+            except OSError:
+                return  # closed by stop()
+            with self._changed:
+                self.connections.append(connection)
+                self._changed.notify_all()
+            threading.Thread(target=self._dribble, args=(connection,), daemon=True).start()
+
+    def _dribble(self, connection: socket.socket) -> None:
+        try:
+            connection.recv(65536)
+            for byte in self.ANSWER:
+                connection.sendall(bytes([byte]))
+                time.sleep(self.interval)
+        except OSError:
+            return   # the sender gave up and closed the connection

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from app.config import ConfigError, settings_from_env
-from tests.support.receiver import WebhookReceiver
-from tests.webhooks.conftest import FAST, bearer, deliveries, run, settled
+from tests.support.receiver import DribblingReceiver, WebhookReceiver
+from tests.webhooks.conftest import FAST, bearer, deliveries, run, settled, wait_until
 
 
 def test_a_hanging_receiver_does_not_delay_another_partners_delivery(app, client, make_key, receiver, silent):
@@ -27,6 +27,27 @@ def test_a_hanging_receiver_does_not_delay_another_partners_delivery(app, client
     assert stuck["status"] == "pending" and stuck["attempts"] == []  # still hanging meanwhile
     [delivered] = settled(client, normal)
     assert delivered["status"] == "succeeded"
+
+
+def test_a_receiver_that_dribbles_its_answer_is_cut_off_at_the_attempts_deadline(app, client, make_key):
+    """Issue 31: the timeout was per read, so a receiver sending a byte every quarter second (status line
+    and headers included) held a worker for a minute; the whole attempt now has WEBHOOK_TIMEOUT_SECONDS."""
+    app.config["WEBHOOK_TIMEOUT_SECONDS"] = 1.5
+    dribbling = DribblingReceiver(interval=0.25).start()
+    try:
+        auth = bearer(make_key("initech", webhook_url=dribbling.url, tier="enterprise"))
+        run(client, auth)
+        dribbling.wait_for_connection()
+        started = time.monotonic()
+        wait_until(lambda: deliveries(client, auth)[0]["attempts"], timeout=90, interval=0.25)
+        took = time.monotonic() - started
+        [delivery] = deliveries(client, auth)
+        assert delivery["attempts"][0]["error"] == "timed out after 1.5 s"
+        assert delivery["attempts"][0]["statusCode"] is None
+        # the 230-byte answer would take about a minute; the attempt ended at its deadline
+        assert took < 8, took
+    finally:
+        dribbling.stop()
 
 
 def test_one_endpoint_gets_one_attempt_at_a_time_in_due_order_across_senders(app, app_factory, make_key, receiver):
