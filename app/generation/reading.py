@@ -301,8 +301,7 @@ class Reading:
         persona's angle that is mainly about that subject (the requirement's topic's angle first; each angle argued
         once per report), as (angle, its topic, "angle"); else the subject's own reason in the reader's lens, as
         (sentence, None, kind), where the run allotted it to this reader (`lens_allotment`); None otherwise. An
-        angle about multi-factor
-        sign-in never argues "Termination procedures"."""
+        angle about multi-factor sign-in never argues "Termination procedures"."""
         if note_allotment(self.f, self.methodology).get(i) == self.p.id:   # the framework's own rule comes first
             return self.fill(infos_of(self.f)[i]["matters"]), None, "framework"
         sub = subjects_of(self.f)[i]
@@ -531,12 +530,12 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
         taken: dict[tuple[str, str], tuple[str, int]] = {}
         order = sorted(content.personas, key=lambda p: ALLOT_ORDER.index(p.category))
         wanted: dict[str, list[int]] = {}
+        noted = note_allotment(facts, methodology)   # a reader told a requirement's framework rule needs no more
         for persona in order:
             plan = method.plans[persona.relation]
             if not any("findings" in section.blocks for section in plan.sections):
                 continue
             r = Reading(facts, persona, plan, methodology)
-            noted = note_allotment(facts, methodology)
             wanted[persona.id] = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
                                   if subjects[i] is not None and not r.angle_for(i) and noted.get(i) != persona.id]
         given: dict[str, int] = {}
@@ -558,7 +557,6 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
 
 MAX_INTERACTIONS = 2   # interactions told to one reader
 OWNER = "small_business_owner"
-
 
 
 def interactions_held(facts: AssessmentFacts) -> tuple[tuple[object, tuple[int, ...], tuple[int, ...]], ...]:

@@ -41,6 +41,7 @@ class Deadline:
         self._timer.cancel()
 
     def track(self, connection) -> None:
+        """Called for each new connection (before it connects: its socket is shut down when the deadline passes)."""
         with self._lock:
             self._connections.append(connection)
 
@@ -49,12 +50,16 @@ class Deadline:
             self.expired = True
             connections = list(self._connections)
         for connection in connections:
-            sock = getattr(connection, "sock", None)
-            if sock is not None:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass   # already closed
+            _shut(connection)
+
+
+def _shut(connection) -> None:
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass   # already closed
 
 
 def _tracked(pool_class, deadline: Deadline):
