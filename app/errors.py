@@ -9,7 +9,7 @@ import traceback
 from flask import Flask, Response, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from werkzeug.exceptions import BadRequest, HTTPException, NotFound
+from werkzeug.exceptions import HTTPException, NotFound
 
 from .extensions import db
 
@@ -88,26 +88,26 @@ class JSONProvider(DefaultJSONProvider):
 
 def refuse_nul() -> None:
     """No resource is named with a NUL, and no database takes one in a query (Postgres refuses it with an
-    error): a NUL in the path is a 404; in a query parameter, a 422 naming it under /api (400 on pages),
-    before any view runs."""
+    error): in an API request, a NUL in the path is a 404 and in a query parameter a 422 naming it, before
+    any view runs (after authentication: app/api/__init__.py)."""
     if "\x00" in request.path:
         raise NotFound()
     named = [key for key, value in request.args.items(multi=True) if "\x00" in key or "\x00" in value]
-    if named and wants_json():
+    if named:
         raise ApiError(422, "validation_error", "Some fields are invalid; see details.",
                        details={key: ["Must not contain NUL characters."] for key in named})
-    if named:
-        raise BadRequest("Query parameters cannot contain NUL characters.")
 
 
-def _refuse_nul_outside_the_api() -> None:
-    if request.blueprint != "api":   # the API checks after authentication (app/api/__init__.py)
-        refuse_nul()
+def _refuse_nul_in_page_paths() -> None:
+    """Pages: a NUL in the path is a 404. Their query parameters are checked by the views that read them (a
+    sign-in's `next` with a NUL is dropped, and the sign-in goes on)."""
+    if request.blueprint != "api" and "\x00" in request.path:
+        raise NotFound()
 
 
 def register_error_handlers(app: Flask) -> None:
     """Answer every error in the house shape; never a stack trace."""
-    app.before_request(_refuse_nul_outside_the_api)
+    app.before_request(_refuse_nul_in_page_paths)
 
     @app.errorhandler(ApiError)
     def handle_api_error(error: ApiError):

@@ -7,8 +7,10 @@ import re
 import secrets
 from functools import cache
 
+from argon2 import PasswordHasher, Type
+from argon2.exceptions import InvalidHashError, VerifyMismatchError
 from sqlalchemy import select
-from werkzeug.security import check_password_hash, generate_password_hash
+from werkzeug.security import check_password_hash
 
 from ..extensions import db
 from ..keys.service import DEFAULT_TIER, TIER_LIMITS
@@ -42,9 +44,27 @@ def check_password_rules(password: str) -> None:
         raise AccountError(f"the password may have at most {MAX_PASSWORD_LENGTH} characters")
 
 
+# Argon2id with OWASP's parameters (Password Storage Cheat Sheet: 19 MiB of memory, 2 iterations, one lane).
+_HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1, type=Type.ID)
+
+
 def hash_password(password: str) -> str:
-    """scrypt, with werkzeug's parameters and a random salt."""
-    return generate_password_hash(password, method="scrypt")
+    """Argon2id, with a random salt."""
+    return _HASHER.hash(password)
+
+
+def _verify(stored: str, password: str) -> bool:
+    """Argon2id, or an older werkzeug hash (scrypt) from before Argon2id, upgraded at the next sign-in."""
+    if stored.startswith("$argon2"):
+        try:
+            return _HASHER.verify(stored, password)
+        except (VerifyMismatchError, InvalidHashError):
+            return False
+    return check_password_hash(stored, password)
+
+
+def _needs_rehash(stored: str) -> bool:
+    return not stored.startswith("$argon2") or _HASHER.check_needs_rehash(stored)
 
 
 @cache
@@ -108,14 +128,17 @@ def enable_user(user: User) -> None:
 def authenticate(email: str, password: str) -> User | None:
     """The active user with this email and password, or None; the caller commits `last_login_at`.
 
-    An unknown email still costs one scrypt check, so timing does not tell which emails exist.
+    An unknown email still costs one hash check, so timing does not tell which emails exist. A password hashed
+    the old way (scrypt) or with weaker parameters is hashed again now, with the password just checked.
     """
     user = find_user(email)
     if not password or len(password) > MAX_PASSWORD_LENGTH:
         return None
-    valid = check_password_hash(user.password_hash if user else _decoy_hash(), password)
+    valid = _verify(user.password_hash if user else _decoy_hash(), password)
     if not valid or user is None or user.disabled_at is not None:
         return None
+    if _needs_rehash(user.password_hash):
+        user.password_hash = hash_password(password)
     user.last_login_at = utcnow()
     return user
 

@@ -18,7 +18,7 @@ def create(runner, email="Ann@Acme.example", partner="Acme Security", password=P
     return users(runner, "create", "--partner", partner, "--email", email, "--password-stdin", input=password + "\n")
 
 
-def test_create_reads_the_password_from_stdin_and_stores_only_its_scrypt_hash(runner, db, client):
+def test_create_reads_the_password_from_stdin_and_stores_only_its_argon2id_hash(runner, db, client):
     result = create(runner)
     assert result.exit_code == 0, result.output
     assert "Created user ann@acme.example for partner 'Acme Security'" in result.output
@@ -26,7 +26,8 @@ def test_create_reads_the_password_from_stdin_and_stores_only_its_scrypt_hash(ru
     assert PASSWORD not in result.output
     user = db.session.scalar(select(User))
     assert user.email == "ann@acme.example"  # stored lowercased
-    assert user.password_hash.startswith("scrypt:") and PASSWORD not in user.password_hash
+    # Argon2id with OWASP's parameters (issue 31: scrypt with N=2^15 was below OWASP's floor)
+    assert user.password_hash.startswith("$argon2id$v=19$m=19456,t=2,p=1$") and PASSWORD not in user.password_hash
     assert user.partner.name == "Acme Security" and user.partner.max_tier == "standard"
     assert user.disabled_at is None and user.last_login_at is None
     # The trailing newline of the input is not part of the password; the email is matched in any case.
@@ -160,3 +161,22 @@ def test_a_partners_keys_are_capped_so_its_budget_does_not_grow_with_them(runner
     assert "up to 8 active keys per mode" in runner.invoke(args=["partners", "list"]).output
     assert runner.invoke(args=["partners", "set-max-keys", "Acme Security", "0"]).exit_code != 0
     assert runner.invoke(args=["partners", "set-max-keys", "Nobody", "3"]).exit_code != 0
+
+
+def test_an_old_scrypt_hash_still_signs_in_and_is_upgraded_to_argon2id_then(db, client, app):
+    """Accounts made before Argon2id keep working; their hash is replaced at the next correct sign-in."""
+    from werkzeug.security import generate_password_hash
+    user_id = make_user(app)
+    user = db.session.get(User, user_id)
+    user.password_hash = generate_password_hash(PASSWORD, method="scrypt")
+    db.session.commit()
+    assert sign_in(client, password="not the password at all").status_code == 200
+    db.session.expire_all()
+    assert db.session.get(User, user_id).password_hash.startswith("scrypt:")   # a wrong password changes nothing
+    assert sign_in(client).status_code == 302
+    db.session.expire_all()
+    assert db.session.get(User, user_id).password_hash.startswith("$argon2id$")
+    assert client.get("/portal/keys").status_code == 200                       # the session made at sign-in holds
+    from app.portal.accounts import authenticate
+    assert authenticate("ann@acme.example", PASSWORD).id == user_id             # and the new hash checks out
+    assert authenticate("ann@acme.example", PASSWORD + "x") is None
