@@ -267,7 +267,7 @@ class SubjectsFileSchema(Schema):
 
 
 # An interaction's text names its requirements with their own statuses (interactions.toml).
-INTERACTION_SLOTS = SLOTS | {"met", "open", "open2", "open_status", "open2_status"}
+INTERACTION_SLOTS = SLOTS | {"met", "open", "open2", "open_status", "open2_status", "open_gap"}
 _SUBJECT_ID = validate.Regexp(r"^[a-z]+\.[a-z_]+$")
 
 

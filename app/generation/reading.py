@@ -331,7 +331,8 @@ class Reading:
             names = {"met": self.ref(met[0]) if met else "", "open": self.ref(opened[0]),
                      "open_status": STATUS_WORD[self.f.requirements[opened[0]].status],
                      "open2": self.ref(opened[1]) if len(opened) > 1 else "",
-                     "open2_status": STATUS_WORD[self.f.requirements[opened[1]].status] if len(opened) > 1 else ""}
+                     "open2_status": STATUS_WORD[self.f.requirements[opened[1]].status] if len(opened) > 1 else "",
+                     "open_gap": GAP[self.f.requirements[opened[0]].status]}
             text = self.fill(it.texts["owner" if self.p.id == OWNER else self.relation], **names)
             out.append(text[:1].upper() + text[1:])
         return out
@@ -556,6 +557,7 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
 
 
 MAX_INTERACTIONS = 2   # interactions told to one reader
+GAP = {"not_met": "not in place", "partially_met": "only partly in place"}   # an open requirement, in a clause
 OWNER = "small_business_owner"
 
 
