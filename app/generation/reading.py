@@ -492,25 +492,41 @@ NOTE_READERS = ("general_counsel", "compliance_officer", "small_business_owner",
 NOTES_PER_READER = 2
 
 
+def _allotting(facts: AssessmentFacts, methodology: str) -> dict[str, Reading]:
+    """Every reader's Reading under the methodology, once per run, for the allotments (which read its groups and
+    scope only; each report writes with a Reading of its own)."""
+    def build():
+        method = next(m for m in load().methodologies if m.id == methodology)
+        return {p.id: Reading(facts, p, method.plans[p.relation], methodology) for p in load().personas}
+    return facts.memo(f"allotting:{methodology}", build)
+
+
+def _has(r: Reading, *blocks: str) -> bool:
+    """Whether the reader's plan has any of these blocks ("findings", "coverage")."""
+    return any(set(blocks) & set(s.blocks) for s in r.plan.sections)
+
+
+def _argued(r: Reading) -> list[int]:
+    """The requirements the reader's findings argue: the first two of each of the first MAX_GROUPS groups."""
+    return [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]]
+
+
 def note_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[int, str]:
     """Which reader is told each open requirement's framework note (its pack entry's `matters`), decided once for
     all 25: {requirement: persona}. The note reads the same wherever it is quoted, so it goes to one reader: the
     first in NOTE_READERS whose findings argue the requirement and who has fewer than NOTES_PER_READER."""
     def allot():
-        content = load()
-        method = next(m for m in content.methodologies if m.id == methodology)
-        personas = {p.id: p for p in content.personas}
         noted = [i for i, info in enumerate(infos_of(facts)) if info and info.get("matters")
                  and facts.requirements[i].status != "met"]
         taken: dict[int, str] = {}
+        if not noted:
+            return taken
+        readings = _allotting(facts, methodology)
         for pid in NOTE_READERS:
-            plan = method.plans[personas[pid].relation]
-            if not noted or not any("findings" in s.blocks for s in plan.sections):
-                continue
-            r = Reading(facts, personas[pid], plan, methodology)
-            argued = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]]
-            for i in [i for i in argued if i in noted and i not in taken][:NOTES_PER_READER]:
-                taken[i] = pid
+            r = readings[pid]
+            if _has(r, "findings"):
+                for i in [i for i in _argued(r) if i in noted and i not in taken][:NOTES_PER_READER]:
+                    taken[i] = pid
         return taken
     return facts.memo(f"note_allotment:{methodology}", allot)
 
@@ -525,7 +541,7 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
     argues requirements would be lost to the others."""
     def allot():
         content = load()
-        method = next(m for m in content.methodologies if m.id == methodology)
+        readings = _allotting(facts, methodology)
         subjects = subjects_of(facts)
         notes = facts.industry_pack.subject_notes if facts.industry_pack else {}
         taken: dict[tuple[str, str], tuple[str, int]] = {}
@@ -533,12 +549,10 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
         wanted: dict[str, list[int]] = {}
         noted = note_allotment(facts, methodology)   # a reader told a requirement's framework rule needs no more
         for persona in order:
-            plan = method.plans[persona.relation]
-            if not any("findings" in section.blocks for section in plan.sections):
-                continue
-            r = Reading(facts, persona, plan, methodology)
-            wanted[persona.id] = [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]
-                                  if subjects[i] is not None and not r.angle_for(i) and noted.get(i) != persona.id]
+            r = readings[persona.id]
+            if _has(r, "findings"):
+                wanted[persona.id] = [i for i in _argued(r)
+                                      if subjects[i] is not None and not r.angle_for(i) and noted.get(i) != persona.id]
         given: dict[str, int] = {}
         # Two rounds: every reader's first wanted requirement (most often "first to close"), then the rest.
         for round_ in (slice(0, 1), slice(1, None)):
@@ -589,21 +603,17 @@ def interaction_allotment(facts: AssessmentFacts, methodology: str = "spin") -> 
     readers read the whole record) and who has fewer than MAX_INTERACTIONS; so no sentence is shared by two
     reports of a run. The small-business owner is told, besides, every interaction written in the owner's terms."""
     def allot():
-        content = load()
-        method = next(m for m in content.methodologies if m.id == methodology)
-        personas = {p.id: p for p in content.personas}
+        readings = _allotting(facts, methodology) if interactions_held(facts) else {}
         given: dict[str, list[tuple]] = {}
         for held in interactions_held(facts):
             it, _, opened = held
             for relation in ("outside_reader", "decision_maker", "operator"):
                 for pid in it.readers:
-                    persona = personas[pid]
-                    if persona.relation != relation or len(given.get(pid, [])) >= MAX_INTERACTIONS:
+                    r = readings[pid]
+                    if r.relation != relation or len(given.get(pid, [])) >= MAX_INTERACTIONS:
                         continue
-                    plan = method.plans[relation]
-                    if not any({"findings", "coverage"} & set(s.blocks) for s in plan.sections):
+                    if not _has(r, "findings", "coverage"):
                         continue
-                    r = Reading(facts, persona, plan, methodology)
                     if r.relation == "outside_reader" or r.whole or set(opened) <= set(r.mine_open):
                         given.setdefault(pid, []).append(held)
                         break
