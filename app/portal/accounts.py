@@ -165,9 +165,7 @@ def set_max_keys(partner_name: str, count: int) -> Partner:
     """How many active keys of each mode (live, test) the partner may hold; the caller commits."""
     if count < 1:
         raise AccountError(f"the key limit must be 1 or more, got {count}")
-    partner = find_partner(partner_name)
-    if partner is None:
-        raise AccountError(f"no partner named {partner_name!r}")
+    partner = _existing_partner(partner_name)
     partner.max_keys = count
     return partner
 
@@ -176,8 +174,13 @@ def set_max_tier(partner_name: str, tier: str) -> Partner:
     """The highest tier the partner may choose in the portal; the caller commits."""
     if tier not in TIERS:
         raise AccountError(f"tier must be one of {', '.join(TIERS)}, got {tier!r}")
-    partner = find_partner(partner_name)
-    if partner is None:
-        raise AccountError(f"no partner named {partner_name!r}")
+    partner = _existing_partner(partner_name)
     partner.max_tier = tier
+    return partner
+
+
+def _existing_partner(name: str) -> Partner:
+    partner = find_partner(name)
+    if partner is None:
+        raise AccountError(f"no partner named {name!r}")
     return partner
