@@ -161,6 +161,10 @@ class SilentReceiver:
             with self._changed:
                 self.connections.append(connection)
                 self._changed.notify_all()
+            self._accepted(connection)
+
+    def _accepted(self, connection: socket.socket) -> None:
+        """What to do with a new connection: nothing (subclasses answer on it)."""
 
     def wait_for_connection(self, timeout: float = 15) -> None:
         """Block until a client has connected."""
@@ -191,16 +195,8 @@ class DribblingReceiver(SilentReceiver):
         super().__init__()
         self.interval = interval
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self._listener.accept()
-            except OSError:
-                return  # closed by stop()
-            with self._changed:
-                self.connections.append(connection)
-                self._changed.notify_all()
-            threading.Thread(target=self._dribble, args=(connection,), daemon=True).start()
+    def _accepted(self, connection: socket.socket) -> None:
+        threading.Thread(target=self._dribble, args=(connection,), daemon=True).start()
 
     def _dribble(self, connection: socket.socket) -> None:
         try:
