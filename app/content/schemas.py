@@ -365,7 +365,9 @@ class PlanSchema(Schema):
     sections = fields.List(fields.Nested(SectionPlanSchema), required=True, validate=validate.Length(min=3, max=6))
     cta = Text(required=True, allowed=CTA_SLOTS)
     lead = Text(required=True, allowed=LEAD_SLOTS)
-    finding = Text(required=True, allowed=FINDING_SLOTS)
+    # an open requirement leads its own sentence and the reader's reason follows it: a topic-level lead ("Why backup
+    # matters to you: ...; here, X is not met") read as a form being filled
+    finding = Text(required=True, allowed=FINDING_NEXT_SLOTS)
     finding_met = Text(required=True, allowed=FINDING_SLOTS)   # the same, when nothing is open
     finding_next = Text(load_default="{Item}: {angle}.", allowed=FINDING_NEXT_SLOTS)
     # A subject's `operations` and `evidence` sentences describe the working control and how it is tested: they

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .plan import main_topic, work_plan
+from .plan import main_topic, why_first, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
 from .reading import (
     FACT_TOPICS,
+    KEY_POINT_MAX,
     MAX_GROUPS,
     MAX_NAMED,
     STATUS_WORD,
@@ -266,24 +267,18 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         # framed by the topic the reason is about: the angle's, or the subject's (CC9.1 argued as risk treatment is
         # governance, whatever topic the pack files it under)
         reason, tid = why[0].rstrip("."), why[1] or subjects_of(r.f)[i].topic
-        reason = _lower_first(reason) if why[1] is None else reason
-        if why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
-            angle = _lower_first(reason, r)
-            form = r.plan.finding_operations if why[2] == "operations" else r.plan.finding_evidence
-            sentences.append(r.fill(form, item=clause, Item=cap(clause), angle=angle, Angle=cap(angle)).rstrip("."))
-            continue
         label = r.content.topics[tid].label
-        if sentences or label in r.leads or why[2] == "framework":
-            # the topic was introduced already (by this group's first sentence, or by an earlier group whose
-            # requirement argues the same topic), or the reason is the framework's rule about this requirement:
-            # the requirement leads its own sentence
-            angle = _lower_first(reason, r)
-            sentences.append(r.fill(r.plan.finding_next, item=clause, Item=cap(clause), angle=angle,
-                                    Angle=cap(angle)).rstrip("."))
-            continue
-        r.leads.add(label)
-        lead = r.fill(r.plan.finding, topic=label, Topic=cap(label), angle=reason, Angle=cap(reason))
-        sentences.append(f"{lead.rstrip('.')}; here, {clause}")
+        if why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
+            form = r.plan.finding_operations if why[2] == "operations" else r.plan.finding_evidence
+        elif sentences or label in r.leads or why[2] == "framework":
+            # the topic was argued already (by this group's first sentence, or by an earlier group whose requirement
+            # argues the same topic), or the reason is the framework's rule about this requirement
+            form = r.plan.finding_next
+        else:
+            r.leads.add(label)
+            form = r.plan.finding
+        angle = _lower_first(reason, r)
+        sentences.append(r.fill(form, item=clause, Item=cap(clause), angle=angle, Angle=cap(angle)).rstrip("."))
     policy = f"{r.slots['Org']} has no documented security policy." if group.policy else ""
     if not sentences:
         return policy or None
@@ -637,7 +632,11 @@ def _key_points(r: Reading) -> list[str]:
     if r.policy_first:
         pass    # the policy point above says what comes first
     elif first is not None:
-        points.append(f"First to close: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}")
+        point = f"First to close: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}"
+        why = why_first(r.f, first, r.mine_open)
+        while len(point + why) > KEY_POINT_MAX and ";" in why:   # a key point stays short: the last reason goes first
+            why = why.rsplit(";", 1)[0]
+        points.append(point + (why if len(point + why) <= KEY_POINT_MAX else ""))
     days = plan.total if r.whole else _area_days(r)
     steps = [s for s in plan.steps if set(r.mine_open) & set(s.indices) or (policy and not s.indices)]
     last = max((s.last_week for s in steps), default=0)

@@ -27,7 +27,7 @@ from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_nam
 from .facts import AssessmentFacts
 from .grounding import GroundingError, check_grounding
 from .negotiation import Negotiator, extract_json
-from .plan import main_topic, work_plan
+from .plan import main_topic, why_first, work_plan
 from .pricing import MONEY_READERS, basis_sentence, money
 from .reading import infos_of, reason_order, slots_for, subjects_of
 from .template_engine import TemplateEngine, appendix, basis, reading_for
@@ -171,7 +171,8 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
           if (together := r.interactions()) else []),
         "Open requirements with other owners (mention briefly, with the owner): "
         + ("; ".join(f"{owner}: {k} on {label}" for owner, label, k in r.others_by_owner()) or "none"),
-        *([f"First to close (the work plan's order): {r.short(r.first_item)}"] if r.first_item is not None else []),
+        *([f"First to close (the work plan's order): {r.short(r.first_item)}"
+           f"{why_first(r.f, r.first_item, r.mine_open)}"] if r.first_item is not None else []),
         *([f"Money for this reader: closing every open item takes {work_plan(r.f).total_range} person-days, about "
            f"{money(r.f, work_plan(r.f).total)}. {basis_sentence(r.f)}"] if r.p.id in MONEY_READERS else []),
         *([f"What open items mean for the deliverable: {r.fill(r.framework.open_items_mean)}"]

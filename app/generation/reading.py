@@ -19,6 +19,7 @@ from .wording import join, plural
 
 STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
 MAX_GROUPS = 4       # topic groups discussed in the body of one report
+KEY_POINT_MAX = 200  # characters in one key point: read at a glance
 MAX_NAMED = 4        # requirements named per group; the rest are counted and left to the appendix
 MAX_FACTS = 3        # sourced facts quoted in one report
 LENS_REASONS = 3     # requirements argued by their subject's reason (not the reader's own angle) in one report

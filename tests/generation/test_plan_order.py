@@ -24,7 +24,9 @@ def test_sign_in_comes_before_a_topic_with_more_absent_controls_of_the_same_seve
     steps = [s.topic.id for s in work_plan(f).steps]
     assert steps[0] == "access" and steps.index("access") < steps.index("logging") < steps.index("change")
     report = ENGINE.write(f, "ciso", "spin")
-    assert "First to close: Logical access (CC6.1), not met" in report["keyPoints"]
+    # the key point says why it leads (panel: "first to close" was unexplained when the body argued something else)
+    assert "First to close: Logical access (CC6.1), not met; stolen sign-ins are among the commonest ways in" in \
+        report["keyPoints"]
     summary = report["summary"]
     others = [summary.index(ref) for ref in ("Monitoring (CC7.2)", "Event evaluation (CC7.3)") if ref in summary]
     assert "Logical access (CC6.1)" in summary and all(summary.index("Logical access (CC6.1)") < i for i in others)
@@ -38,7 +40,8 @@ def test_an_absent_control_comes_before_a_partial_one_whatever_its_topic():
     steps = [s.topic.id for s in work_plan(f).steps]
     assert steps == ["logging", "change", "access"]
     report = ENGINE.write(f, "ciso", "spin")
-    assert "First to close: Monitoring (CC7.2), not met" in report["keyPoints"]
+    assert ("First to close: Monitoring (CC7.2), not met, so ahead of the partly met items; without logs an "
+            "intrusion goes unseen and its scope cannot be shown") in report["keyPoints"]
 
 
 def test_hipaa_puts_the_risk_analysis_first():
@@ -50,3 +53,13 @@ def test_hipaa_puts_the_risk_analysis_first():
 def test_the_risk_order_names_every_topic_once():
     from app.content import TOPICS
     assert sorted(RISK_ORDER) == sorted(TOPICS)
+
+
+def test_first_to_close_gives_the_lower_tier_as_its_reason_and_needs_none_when_it_is_alone():
+    f = facts("CIS Controls v8", [("13.1", "Centralize security event alerting", "not_met"),
+                                  ("5.2", "Use unique passwords", "partially_met")])
+    points = ENGINE.write(f, "ciso", "spin")["keyPoints"]
+    assert "First to close: Use unique passwords (5.2, IG1), partly met; IG1 comes before the higher Implementation " \
+           "Groups" in points, points
+    alone = facts("SOC 2", [("CC6.1", "Logical access", "not_met")])
+    assert "First to close: Logical access (CC6.1), not met" in ENGINE.write(alone, "ciso", "spin")["keyPoints"]
