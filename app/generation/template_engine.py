@@ -74,10 +74,12 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
                 line += f". Asks for {asks}"
             bullets.append(line)
             rows.append({"id": r.id.strip(), "title": r.title.strip(), "status": r.status, "asks": asks})
-        counts = (f"Statuses as recorded by the assessment: {facts.met} met, {facts.partially_met} partly met "
+        # the date an auditor or underwriter needs to place the record (the day the partner submitted it)
+        on = f" submitted on {facts.as_of.day} {facts.as_of:%B %Y}" if facts.as_of else ""
+        counts = (f"Statuses as recorded by the assessment{on}: {facts.met} met, {facts.partially_met} partly met "
                   f"and {facts.not_met} not met, of {facts.total}." if facts.open_count else
-                  f"All {facts.total} requirements are recorded as met." if facts.total else
-                  "The assessment lists no requirements.")
+                  f"All {facts.total} requirements are recorded as met in the assessment{on}." if facts.total else
+                  f"The assessment{on} lists no requirements.")
         return {"heading": APPENDIX_HEADING, "paragraphs": [counts, STATUS_NOTE[relation]]
                 if facts.open_count or relation == "outside_reader" else [counts], "bullets": bullets,
                 # The same list as data, for pages that show it as a table with status chips.

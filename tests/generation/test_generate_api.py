@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from sqlalchemy import update
@@ -72,6 +72,19 @@ def test_report_content(client, auth):
     assert "the organization" in text.lower()
     assert "client_1042" not in response.get_data(as_text=True)
     assert "A.5.15" in text or "A.8.13" in text
+
+
+def test_the_appendix_dates_the_record_it_reports(client, auth):
+    """Auditors and underwriters place a record by its date (issue 28 panel): the appendix says when the
+    assessment was submitted."""
+    record = submit(client, auth)
+    generate(client, auth, record["id"])
+    submitted = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["createdAt"]
+    day = date.fromisoformat(submitted[:10])
+    content = client.get(f"/api/v1/assessments/{record['id']}/reports/external_auditor", headers=auth).get_json()
+    appendix = next(s for s in content["sections"] if s["heading"] == "Appendix: requirements in scope")
+    assert appendix["paragraphs"][0].startswith(
+        f"Statuses as recorded by the assessment submitted on {day.day} {day:%B %Y}: "), appendix["paragraphs"]
 
 
 def test_display_name_is_used_and_company_id_never(client, auth):
