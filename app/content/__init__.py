@@ -216,6 +216,7 @@ class Persona:
     questions_clean: tuple[str, ...]
     ask: str
     ask_clean: str
+    ask_names_first: bool = True
 
 
 @dataclass(frozen=True)

@@ -345,6 +345,10 @@ class PersonaSchema(Schema):
     questions_clean = fields.List(Text(), required=True, validate=validate.Length(min=2, max=6))
     ask = Text(required=True)
     ask_clean = Text(required=True)
+    # whether the ask is about the open items at large, so ", starting with <the first item>" may follow it; false
+    # for an ask about one workstream ("tier every supplier ...", "approve two legal workstreams ..."), where the
+    # first item of the plan is often not one the ask is about
+    ask_names_first = fields.Boolean(load_default=True)
 
     @validates_schema
     def text_for_every_topic(self, data, **_):

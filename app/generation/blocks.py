@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .plan import main_topic, why_first, work_plan
+from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
 from .reading import (
     FACT_TOPICS,
@@ -26,6 +26,7 @@ from .reading import (
     subjects_of,
     tiers_of,
     topic_labels,
+    why_first,
 )
 from .wording import cap, join, plural
 
@@ -216,8 +217,6 @@ def policy_items(r: Reading) -> list[int]:
     subjects = subjects_of(r.f)
     return [i for i in r.f.open_order if subjects[i] and subjects[i].id == POLICY_SUBJECT]
 
-
-POLICY_SUBJECT = "governance.policy"
 
 
 def policy_finding(r: Reading) -> str:

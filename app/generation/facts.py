@@ -157,6 +157,19 @@ class AssessmentFacts:
         """Each requirement's main topic (its first); one the topics place nowhere is governance work."""
         return tuple(ts[0] if ts else "governance" for ts in self.topics)
 
+    @cached_property
+    def infos(self) -> tuple[dict | None, ...]:
+        """What the framework pack knows of each requirement (its entry: what it obliges, its designation)."""
+        pack = self.framework_pack
+        return tuple(pack.info(r.id) if pack else None for r in self.requirements)
+
+    @cached_property
+    def subjects(self) -> tuple:
+        """What each requirement is about (its `Subject`, or None), from its title and what it obliges."""
+        content = load()
+        return tuple(content.subject_of(r.title, (info or {}).get("obliges", ""), self.main_topics[i])
+                     for i, (r, info) in enumerate(zip(self.requirements, self.infos, strict=True)))
+
     # ---------------------------------------------------------------- lookups
     @cached_property
     def open_order(self) -> tuple[int, ...]:

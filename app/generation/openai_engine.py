@@ -27,9 +27,9 @@ from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_nam
 from .facts import AssessmentFacts
 from .grounding import GroundingError, check_grounding
 from .negotiation import Negotiator, extract_json
-from .plan import main_topic, why_first, work_plan
+from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, basis_sentence, money
-from .reading import infos_of, reason_order, slots_for, subjects_of
+from .reading import infos_of, reason_order, slots_for, subjects_of, why_first
 from .template_engine import TemplateEngine, appendix, basis, reading_for
 from .wording import plural
 

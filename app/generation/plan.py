@@ -20,6 +20,7 @@ from .facts import AssessmentFacts
 
 DAYS_PER_WEEK = 5
 UNMAPPED = "governance"   # a requirement no pack or title places is priced as governance work
+POLICY_SUBJECT = "governance.policy"   # the subject of requirements about written policy itself
 # The order in which closing a topic's gaps cuts the most likely loss first, the order insurers' conditions of
 # cover and CISA's baseline guidance put them in: sign-in (MFA), recoverable backups, patching and malware, a
 # response plan, staff who spot phishing, then detection and the rest. The plan follows it within a tier.
@@ -45,6 +46,9 @@ class WorkPlan:
     per_requirement: dict[int, tuple[int, int]]
     steps: tuple[Step, ...]
     policy_effort: tuple[int, int]   # (0, 0) when a documented policy exists
+    # Open requirements about written policy itself (HIPAA 164.316(a)), priced as part of writing the missing policy
+    # rather than a second time (the panel added the two up and found the policy counted twice).
+    policy_covers: tuple[int, ...] = ()
 
     def effort(self, indices) -> tuple[int, int]:
         lo = sum(self.per_requirement[i][0] for i in indices)
@@ -72,7 +76,7 @@ def work_plan(facts: AssessmentFacts) -> WorkPlan:
     return facts.memo("work_plan", lambda: _work_plan(facts))
 
 
-def _tier_ranks(facts: AssessmentFacts) -> list[int]:
+def tier_ranks(facts: AssessmentFacts) -> list[int]:
     """Each requirement's tier in a tiered framework (0 for the lowest; past the last for none); all 0 else."""
     pack = facts.framework_pack
     if not pack or not pack.tier_term:
@@ -85,16 +89,19 @@ def _work_plan(facts: AssessmentFacts) -> WorkPlan:
     topics = load().topics
     per: dict[int, tuple[int, int]] = {}
     by_topic: dict[str, list[int]] = {}
+    covers = () if facts.has_policy else tuple(
+        i for i in facts.open_order if facts.subjects[i] and facts.subjects[i].id == POLICY_SUBJECT)
     for i in facts.open_order:
         tid = main_topic(facts, i)
         t = topics[tid]
-        per[i] = tuple(t.effort_not_met if facts.requirements[i].status == "not_met" else t.effort_partial)
+        per[i] = (0, 0) if i in covers else \
+            tuple(t.effort_not_met if facts.requirements[i].status == "not_met" else t.effort_partial)
         by_topic.setdefault(tid, []).append(i)
     not_met = Counter(main_topic(facts, i) for i in facts.open_order
                       if facts.requirements[i].status == "not_met")
     # In a tiered framework the lowest tier comes first (IG1 before IG2, ML1 before ML2): topics by the lowest
     # tier they hold open, and within a topic the lower tier first.
-    tier = _tier_ranks(facts)
+    tier = tier_ranks(facts)
     for tid in by_topic:
         by_topic[tid].sort(key=lambda i: tier[i])
     pack = facts.framework_pack
@@ -115,37 +122,5 @@ def _work_plan(facts: AssessmentFacts) -> WorkPlan:
         weeks = max(1, math.ceil(hi / DAYS_PER_WEEK))
         steps.append(Step(topics[tid], tuple(by_topic[tid]), start, start + weeks - 1))
         start += max(1, weeks // 2)
-    return WorkPlan(per, tuple(steps), policy)
+    return WorkPlan(per, tuple(steps), policy, covers)
 
-
-# Why a topic leads the plan, for the readers who see "First to close" with no argument for it in their report:
-# the first six of RISK_ORDER, said as the reason they come first (Verizon's DBIR puts credential abuse and
-# exploited vulnerabilities among the commonest first steps of a breach, and phishing close behind).
-WHY_TOPIC_FIRST = {
-    "access": "stolen sign-ins are among the commonest ways in",
-    "backup": "restorable backups decide whether ransomware costs days or weeks",
-    "vuln": "known, unpatched weaknesses are among the commonest ways in",
-    "incident": "a practised response decides how quickly an incident is contained",
-    "hr": "phishing of staff is among the commonest ways in",
-    "logging": "without logs an intrusion goes unseen and its scope cannot be shown",
-}
-
-
-def why_first(facts: AssessmentFacts, i: int, others) -> str:
-    """Why requirement `i` comes before `others` (the rest of a reader's open items) in the plan's order, as the
-    tail of "First to close: <requirement>, not met"; "" when nothing but the list's order says so. It restates the
-    plan's sort keys: the lowest tier, a control absent before one partly in place, then the risk order."""
-    others = [j for j in others if j != i]
-    if not others:
-        return ""
-    reqs, tier = facts.requirements, _tier_ranks(facts)
-    pack = facts.framework_pack
-    if pack and pack.tier_term and tier[i] < min(tier[j] for j in others):
-        return f"; {pack.designations[tier[i]]} comes before the higher {pack.tier_term}s"
-    tail = ""
-    if reqs[i].status == "not_met" and any(reqs[j].status == "partially_met" for j in others):
-        tail = ", so ahead of the partly met items"
-    topic = main_topic(facts, i)
-    if topic in WHY_TOPIC_FIRST and any(main_topic(facts, j) != topic for j in others):
-        tail += f"; {WHY_TOPIC_FIRST[topic]}"
-    return tail

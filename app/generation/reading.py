@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..content import Persona, Plan, Subject, Topic, load
 from .facts import AssessmentFacts
-from .plan import main_topic, work_plan
+from .plan import main_topic, tier_ranks, work_plan
 from .wording import join, plural
 
 STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
@@ -369,18 +369,49 @@ class Reading:
 
 def infos_of(facts: AssessmentFacts) -> tuple[dict | None, ...]:
     """What the framework pack knows of each requirement, looked up once per run."""
-    pack = facts.framework_pack
-    return facts.memo("infos", lambda: tuple(pack.info(r.id) if pack else None for r in facts.requirements))
+    return facts.infos
 
 
 def subjects_of(facts: AssessmentFacts) -> tuple[Subject | None, ...]:
     """What each requirement is about (its subject), from its title and what it obliges, once per run."""
-    def build():
-        content = load()
-        return tuple(content.subject_of(r.title, (info or {}).get("obliges", ""), main_topic(facts, i))
-                     for i, (r, info) in enumerate(zip(facts.requirements, infos_of(facts), strict=True)))
-    return facts.memo("subjects", build)
+    return facts.subjects
 
+# Why a requirement leads a reader's list, for "First to close": said only of the subjects the plan's risk order
+# is about (Verizon's DBIR puts credential abuse, exploited vulnerabilities and phishing among the commonest first
+# steps of a breach), never of the whole topic: segregation of duties is access control, but stolen sign-ins are
+# no reason to close it first.
+WHY_SUBJECT_FIRST = {
+    **dict.fromkeys(("access.mfa", "access.passwords", "access.remote", "access.privileged"),
+                    "stolen sign-ins are among the commonest ways in"),
+    **dict.fromkeys(("backup.copies", "backup.recovery"),
+                    "restorable backups decide whether ransomware costs days or weeks"),
+    "vuln.patching": "known, unpatched weaknesses are among the commonest ways in",
+    **dict.fromkeys(("hr.training", "vuln.email_web"), "phishing is among the commonest ways in"),
+    **dict.fromkeys(("incident.plan", "incident.handling"),
+                    "a practised response decides how quickly an incident is contained"),
+    **dict.fromkeys(("logging.collection", "logging.monitoring"),
+                    "without logs an intrusion goes unseen and its scope cannot be shown"),
+}
+
+
+def why_first(facts: AssessmentFacts, i: int, others) -> str:
+    """Why requirement `i` comes before `others` (the rest of a reader's open items) in the plan's order, as the
+    tail of "First to close: <requirement>, not met"; "" when nothing but the list's order says so. It restates the
+    plan's sort keys: the lowest tier, a control absent before one partly in place, then the risk order."""
+    others = [j for j in others if j != i]
+    if not others:
+        return ""
+    reqs, tier = facts.requirements, tier_ranks(facts)
+    pack = facts.framework_pack
+    if pack and pack.tier_term and tier[i] < min(tier[j] for j in others):
+        return f"; {pack.designations[tier[i]]} comes before the higher {pack.tier_term}s"
+    tail = ""
+    if reqs[i].status == "not_met" and any(reqs[j].status == "partially_met" for j in others):
+        tail = ", so ahead of the partly met items"
+    subject = subjects_of(facts)[i]
+    if subject and subject.id in WHY_SUBJECT_FIRST and any(main_topic(facts, j) != subject.topic for j in others):
+        tail += f"; {WHY_SUBJECT_FIRST[subject.id]}"
+    return tail
 
 _FILLER = frozenset({"and", "or", "of", "the", "a", "an", "to", "for", "with", "its", "their", "by", "in", "on"})
 

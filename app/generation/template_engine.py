@@ -95,15 +95,16 @@ def basis(r: Reading) -> dict:
     paragraphs = []
     if plan.per_requirement and r.relation != "outside_reader":   # outside readers are shown no effort
         paragraphs.append(f"Effort figures use {r.content.effort_basis}. Weeks: each step of the plan lasts as "
-                          f"many weeks as one person needs for its upper estimate, at five working days a week, and "
-                          f"the next step starts halfway through it.")
+                          f"many weeks as one person needs for its upper estimate, at five working days a week "
+                          f"rounded up to whole weeks, and the next step starts halfway through it.")
         if r.p.id in MONEY_READERS:
             paragraphs.append(basis_sentence(r.f))
             if not r.f.day_rate:
                 bullets.append(f"{BLS_SOURCE['source']}, {BLS_SOURCE['url']}")
         if plan.policy_effort != (0, 0):
+            covers = f", which covers {r.refs(list(plan.policy_covers))}" if plan.policy_covers else ""
             bullets.append(f"Planning table, {POLICY_STEP}: {plan.policy_effort[0]}-"
-                           f"{plan.policy_effort[1]} person-days, once")
+                           f"{plan.policy_effort[1]} person-days, once{covers}")
         topics = dict.fromkeys(main_topic(r.f, i) for i in plan.per_requirement)
         for tid in topics:
             t = r.content.topics[tid]
@@ -183,7 +184,7 @@ def summary(r: Reading) -> str:
 
 def call_to_action(r: Reading, p: Persona) -> str:
     ask = r.fill(p.ask_clean if r.all_met else p.ask)
-    if r.relation != "outside_reader" and not r.all_met:
+    if r.relation != "outside_reader" and not r.all_met and p.ask_names_first:
         first = r.first_item
         if r.policy_first or (first is None and _owns_policy(r)):
             ask += f", starting with {POLICY}"

@@ -219,3 +219,17 @@ def test_decision_makers_are_told_what_open_items_mean_for_the_document_customer
     assert "HHS Office for Civil Rights" in body(owner)
     # a covered entity is never told it is someone's business associate
     assert "as a business associate" not in body(owner) and "as a business associate" not in body(hipaa)
+
+
+def test_an_ask_about_one_workstream_is_not_given_the_plans_first_item():
+    """Panel: "... tested in one tabletop exercise, starting with the missing security policy" (counsel) and
+    "... highest tier first, starting with Emergency mode operation plan" (procurement) read as spliced on; HR's
+    ask, which names its own first step, read "starting with a same-day leaver notice to IT, starting with ..."."""
+    for persona in ("general_counsel", "procurement_manager", "hr_director", "marketing_director"):
+        report, _ = write("hipaa_clinic", persona, "spin")
+        assert report["callToAction"].count("starting with") <= 1, persona
+        assert not re.search(r"starting with (the missing security policy|[A-Z][^,]*\(\d)", report["callToAction"]), \
+            (persona, report["callToAction"])
+    owner, _ = write("hipaa_clinic", "small_business_owner", "spin")
+    assert owner["callToAction"].endswith("starting with the missing security policy.")
+    assert "this month" not in owner["callToAction"]

@@ -24,9 +24,7 @@ def test_sign_in_comes_before_a_topic_with_more_absent_controls_of_the_same_seve
     steps = [s.topic.id for s in work_plan(f).steps]
     assert steps[0] == "access" and steps.index("access") < steps.index("logging") < steps.index("change")
     report = ENGINE.write(f, "ciso", "spin")
-    # the key point says why it leads (panel: "first to close" was unexplained when the body argued something else)
-    assert "First to close: Logical access (CC6.1), not met; stolen sign-ins are among the commonest ways in" in \
-        report["keyPoints"]
+    assert "First to close: Logical access (CC6.1), not met" in report["keyPoints"]
     summary = report["summary"]
     others = [summary.index(ref) for ref in ("Monitoring (CC7.2)", "Event evaluation (CC7.3)") if ref in summary]
     assert "Logical access (CC6.1)" in summary and all(summary.index("Logical access (CC6.1)") < i for i in others)
@@ -63,3 +61,37 @@ def test_first_to_close_gives_the_lower_tier_as_its_reason_and_needs_none_when_i
            "Groups" in points, points
     alone = facts("SOC 2", [("CC6.1", "Logical access", "not_met")])
     assert "First to close: Logical access (CC6.1), not met" in ENGINE.write(alone, "ciso", "spin")["keyPoints"]
+
+
+def test_first_to_close_says_why_in_the_words_of_its_own_subject():
+    """Panel: "First to close" was unexplained; then, explained by its topic, segregation of duties (CC6.3) read
+    "stolen sign-ins are among the commonest ways in". The reason is the requirement's own subject's, or none."""
+    f = facts("SOC 2", [("CC7.2", "Monitoring", "not_met"), ("CC6.1", "Multi-factor authentication for remote access",
+                                                               "not_met")])
+    assert "First to close: Multi-factor authentication for remote access (CC6.1), not met; stolen sign-ins are " \
+           "among the commonest ways in" in ENGINE.write(f, "ciso", "spin")["keyPoints"]
+    duties = facts("SOC 2", [("CC6.3", "Role-based access and segregation of duties", "not_met"),
+                             ("CC7.2", "Monitoring", "partially_met")])
+    points = ENGINE.write(duties, "cfo", "spin")["keyPoints"]
+    assert "First to close: Role-based access and segregation of duties (CC6.3), not met, so ahead of the partly " \
+           "met items" in points, points
+
+
+def test_a_missing_policy_and_the_policy_requirement_are_priced_once():
+    """Panel: with no policy, "writing the missing security policy" (3-6 days) and Policies and procedures
+    (164.316(a), not met) were both priced, and a reader adding up the planning table found the policy counted
+    twice."""
+    rows = [("164.316(a)", "Policies and procedures", "not_met"),
+            ("164.308(a)(1)(ii)(A)", "Risk analysis", "not_met")]
+    without = AssessmentFacts.from_submission({"framework": "HIPAA", "industry": "Dental practice", "policy": "NO",
+                                               "requirements": [{"id": i, "title": t, "status": s} for i, t, s in rows]})
+    plan = work_plan(without)
+    assert plan.per_requirement[0] == (0, 0) and plan.policy_covers == (0,)
+    assert plan.total == (plan.policy_effort[0] + plan.per_requirement[1][0],
+                          plan.policy_effort[1] + plan.per_requirement[1][1])
+    cfo = ENGINE.write(without, "cfo", "spin")
+    basis = next(s for s in cfo["sections"] if s["heading"] == "Appendix: sources and planning assumptions")
+    assert any(b.startswith("Planning table, writing the missing security policy: 3-6 person-days, once, which covers "
+                            "Policies and procedures (164.316(a)") for b in basis["bullets"]), basis["bullets"]
+    # with a policy in place, the requirement is priced as any other
+    assert work_plan(facts("HIPAA", rows)).per_requirement[0] != (0, 0)
