@@ -15,6 +15,7 @@ import zlib
 MAX_LOGO_BYTES = 65536
 MAX_LOGO_PIXELS = 4096  # per side: a PNG this small can still declare a bitmap big enough to exhaust a renderer
 MAX_NAME_LENGTH = 100
+MAX_SVG_SHAPES = 5000  # elements an SVG logo draws, every <use> copy counted: a logo needs a few hundred
 PNG = "image/png"
 SVG = "image/svg+xml"
 WHITE = "#ffffff"
@@ -206,6 +207,38 @@ def _check_svg(text: str) -> None:
             raise BrandError(UNSAFE_SVG)
         for attribute, value in element.attrib.items():
             _check_attribute(attribute, value)
+    _check_drawing_size(root)
+
+
+def _href(element: ET.Element) -> str:
+    return next((v.strip() for k, v in element.attrib.items() if _local(k) == "href"), "")
+
+
+def _check_drawing_size(root: ET.Element) -> None:
+    """Refuse an SVG that draws far more than it holds: a `<use>` of something that holds another `<use>`
+    (eight levels of ten copies each is 10^8 shapes from 1.6 KB, and a print that never ends), a pattern
+    (tiles repeat without bound), or more than MAX_SVG_SHAPES shapes once every `<use>` is counted."""
+    elements = [e for e in root.iter() if isinstance(e.tag, str)]
+    by_id = {e.get("id"): e for e in elements if e.get("id")}
+    drawn = len(elements)
+    for element in elements:
+        name = _local(element.tag)
+        if name == "pattern":
+            raise BrandError("SVG logos may not contain patterns; export the logo with the pattern flattened, "
+                             "or upload a PNG")
+        if name != "use":
+            continue
+        target = by_id.get(_href(element).lstrip("#"))
+        if target is None:
+            continue
+        inner = [e for e in target.iter() if isinstance(e.tag, str)]
+        if any(_local(e.tag) == "use" for e in inner) or element in inner:
+            raise BrandError("SVG logos may not use a <use> element to copy something that itself contains "
+                             "<use>; flatten the copies in your editor, or upload a PNG")
+        drawn += len(inner)
+    if drawn > MAX_SVG_SHAPES:
+        raise BrandError(f"SVG logo is too complex: it draws {drawn:,} elements, at most {MAX_SVG_SHAPES:,}; "
+                         f"simplify it or upload a PNG")
 
 
 def _check_attribute(qualified: str, value: str) -> None:

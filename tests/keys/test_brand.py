@@ -263,3 +263,31 @@ def test_xml_that_is_not_svg_is_refused():
 def test_broken_xml_is_refused():
     assert "not a valid SVG" in refused(b"<svg><rect></svg>")
     assert "not a valid SVG" in refused(b'<svg xmlns="http://www.w3.org/2000/svg"')
+
+
+def use_bomb(levels: int = 8, copies: int = 10) -> bytes:
+    """The issue 31 logo: each level a group of `copies` <use> of the level below; 10^8 shapes from 1.6 KB."""
+    body = '<defs><g id="l0"><rect width="1" height="1"/></g>'
+    for level in range(1, levels + 1):
+        body += f'<g id="l{level}">' + f'<use href="#l{level - 1}"/>' * copies + "</g>"
+    return svg(body + f'</defs><use href="#l{levels}"/>')
+
+
+def test_an_svg_whose_use_copies_nest_is_refused_with_what_to_do():
+    assert len(use_bomb()) < 2000
+    message = refused(use_bomb())
+    assert "may not use a <use> element to copy something that itself contains <use>" in message
+    assert "upload a PNG" in message
+    assert "contains <use>" in refused(svg('<g id="a"><use href="#a"/></g>'))   # a copy of itself
+
+
+def test_an_svg_that_draws_too_much_or_tiles_a_pattern_is_refused():
+    many = svg('<defs><g id="g">' + '<rect width="1" height="1"/>' * 100 + "</g></defs>" + '<use href="#g"/>' * 60)
+    assert len(many) < 65536 and "too complex: it draws 6,223 elements, at most 5,000" in refused(many)
+    assert "patterns" in refused(svg('<defs><pattern id="p" width="0.01" height="0.01"><rect width="1" height="1"/>'
+                                     '</pattern></defs><rect width="10" height="10" fill="url(#p)"/>'))
+
+
+def test_a_logo_that_copies_a_shape_a_few_times_is_accepted():
+    data = svg('<defs><g id="leaf"><path d="M0 0L5 5"/><circle r="2"/></g></defs>' + '<use href="#leaf"/>' * 12)
+    assert validate_logo(data) == (data, "image/svg+xml")
