@@ -83,8 +83,9 @@ def test_a_missing_policy_and_the_policy_requirement_are_priced_once():
     twice."""
     rows = [("164.316(a)", "Policies and procedures", "not_met"),
             ("164.308(a)(1)(ii)(A)", "Risk analysis", "not_met")]
-    without = AssessmentFacts.from_submission({"framework": "HIPAA", "industry": "Dental practice", "policy": "NO",
-                                               "requirements": [{"id": i, "title": t, "status": s} for i, t, s in rows]})
+    without = AssessmentFacts.from_submission({
+        "framework": "HIPAA", "industry": "Dental practice", "policy": "NO",
+        "requirements": [{"id": i, "title": t, "status": s} for i, t, s in rows]})
     plan = work_plan(without)
     assert plan.per_requirement[0] == (0, 0) and plan.policy_covers == (0,)
     assert plan.total == (plan.policy_effort[0] + plan.per_requirement[1][0],
