@@ -142,6 +142,10 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "EMBED_PDF_RATE_LIMIT": env.get("EMBED_PDF_RATE_LIMIT") or "20/minute",
         "EMBED_PDF_MAX_CONCURRENT": _int(env, "EMBED_PDF_MAX_CONCURRENT", 2, minimum=1),
         "EMBED_PDF_WAIT_SECONDS": _float(env, "EMBED_PDF_WAIT_SECONDS", 60.0),
+        # requests for PDFs one process handles at once (printing, or waiting for a slot or for the same print):
+        # half of make run's 16 server threads, so the other half always serve pages, the API and /healthz
+        "EMBED_PDF_MAX_REQUESTS": _int(env, "EMBED_PDF_MAX_REQUESTS", 8, minimum=1),
+        "EMBED_PDF_PRINT_TIMEOUT_SECONDS": _float(env, "EMBED_PDF_PRINT_TIMEOUT_SECONDS", 30.0),
         # A print worker is replaced after this many prints, or once its memory passes this many MB.
         "EMBED_PDF_WORKER_MAX_PRINTS": _int(env, "EMBED_PDF_WORKER_MAX_PRINTS", 100, minimum=1),
         "EMBED_PDF_WORKER_MAX_MB": _int(env, "EMBED_PDF_WORKER_MAX_MB", 300, minimum=50),

@@ -15,6 +15,8 @@ import base64
 import hashlib
 import logging
 import threading
+import time
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 
 from flask import current_app, render_template
@@ -32,11 +34,23 @@ ALL = "all"
 
 
 class PdfBusy(Exception):
-    """Every printing slot stayed taken for the whole wait."""
+    """Every printing slot stayed taken for the whole wait, or the process already handles as many PDF requests
+    as it allows (`EMBED_PDF_MAX_REQUESTS`)."""
 
 
 class PdfFailed(Exception):
-    """The print worker died twice in a row (a fresh one included)."""
+    """The print worker died twice in a row (a fresh one included), the print ran past its time limit, or the
+    process is stopping."""
+
+
+# Prints in progress in this process, by fingerprint: a request for a PDF that another request is printing waits
+# for that print instead of printing it again (ten readers of one PDF cost one print).
+_printing: dict[str, Future] = {}
+_printing_lock = threading.Lock()
+# Fingerprints whose print ran past its time limit, with when: asked again within TIMED_OUT_SECONDS, they answer 503
+# at once rather than keep a CPU busy for another full limit.
+_timed_out: dict[str, float] = {}
+TIMED_OUT_SECONDS = 600
 
 
 def _logo_data_uri(brand: service.Brand) -> str | None:
@@ -78,25 +92,64 @@ def _slots() -> threading.BoundedSemaphore:
 
 
 def pdf_for(assessment: Assessment, reports: list[Report], scope: str) -> bytes:
-    """The stored PDF if it is current, else a new print (stored for the next request)."""
+    """The stored PDF if it is current, else a print: shared with a request already printing the same PDF in this
+    process, and stored for the next request."""
     fingerprint = _fingerprint(assessment, reports, scope)
     stored = db.session.execute(
         select(EmbedPdf.fingerprint, EmbedPdf.pdf)
         .where(EmbedPdf.assessment_id == assessment.id, EmbedPdf.scope == scope)).first()
     if stored is not None and stored.fingerprint == fingerprint:
         return stored.pdf
+    if time.monotonic() - _timed_out.get(fingerprint, -TIMED_OUT_SECONDS) < TIMED_OUT_SECONDS:
+        raise PdfFailed()
+    # Each request here holds a server thread while it prints or waits: at most EMBED_PDF_MAX_REQUESTS of them, so
+    # the other threads stay free for pages, the API and /healthz.
+    requests = current_app.extensions["embed_pdf_requests"]
+    if not requests.acquire(blocking=False):
+        raise PdfBusy()
+    try:
+        with _printing_lock:
+            shared = _printing.get(fingerprint)
+            if shared is None:
+                mine = _printing[fingerprint] = Future()
+        if shared is not None:
+            try:
+                return shared.result(timeout=current_app.config["EMBED_PDF_WAIT_SECONDS"])
+            except TimeoutError:
+                raise PdfBusy() from None
+        try:
+            pdf = _print(assessment, reports, scope, fingerprint)
+            _store(assessment.id, scope, fingerprint, pdf)   # before the print is forgotten: no second print
+        except BaseException as error:
+            mine.set_exception(error)
+            raise
+        finally:
+            with _printing_lock:
+                _printing.pop(fingerprint, None)
+        mine.set_result(pdf)
+        return pdf
+    finally:
+        requests.release()
+
+
+def _print(assessment: Assessment, reports: list[Report], scope: str, fingerprint: str) -> bytes:
     slots = _slots()
     if not slots.acquire(timeout=current_app.config["EMBED_PDF_WAIT_SECONDS"]):
         raise PdfBusy()
     try:
-        pdf = printing.print_pdf(_html(assessment, reports, scope))
+        return printing.print_pdf(_html(assessment, reports, scope))
     except BrokenProcessPool:
         log.error("PDF of assessment %s (%s): the print worker died twice", assessment.id, scope)
         raise PdfFailed() from None
+    except printing.PrintTimedOut:
+        _timed_out[fingerprint] = time.monotonic()
+        log.error("PDF of assessment %s (%s): the print ran past %s s; its worker was killed", assessment.id, scope,
+                  current_app.config["EMBED_PDF_PRINT_TIMEOUT_SECONDS"])
+        raise PdfFailed() from None
+    except printing.PrintingStopped:
+        raise PdfFailed() from None
     finally:
         slots.release()
-    _store(assessment.id, scope, fingerprint, pdf)
-    return pdf
 
 
 def _store(assessment_id: int, scope: str, fingerprint: str, pdf: bytes) -> None:
@@ -112,5 +165,6 @@ def _store(assessment_id: int, scope: str, fingerprint: str, pdf: bytes) -> None
 
 def init_app(app) -> None:
     app.extensions["embed_pdf_slots"] = threading.BoundedSemaphore(app.config["EMBED_PDF_MAX_CONCURRENT"])
+    app.extensions["embed_pdf_requests"] = threading.BoundedSemaphore(app.config["EMBED_PDF_MAX_REQUESTS"])
     printing.configure(app.config["EMBED_PDF_MAX_CONCURRENT"], app.config["EMBED_PDF_WORKER_MAX_PRINTS"],
-                       app.config["EMBED_PDF_WORKER_MAX_MB"])
+                       app.config["EMBED_PDF_WORKER_MAX_MB"], app.config["EMBED_PDF_PRINT_TIMEOUT_SECONDS"])

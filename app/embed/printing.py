@@ -92,24 +92,36 @@ def _start_worker(server_pid: int) -> None:
     threading.Thread(target=_outlive_no_server, args=(server_pid,), name="server-watch", daemon=True).start()
 
 
+class PrintTimedOut(Exception):
+    """A print ran past its wall-clock limit; its workers were killed and replaced."""
+
+
+class PrintingStopped(Exception):
+    """The process is stopping: no print is started, and none is retried."""
+
+
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
-# What printing is tuned with: (workers, prints per worker, MB per worker), set by the first caller.
-DEFAULT_LIMITS = (2, 100, 300)
+_stopped = False
+# What printing is tuned with: (workers, prints per worker, MB per worker, seconds per print), set at start-up.
+DEFAULT_LIMITS = (2, 100, 300, 30.0)
 _limits = DEFAULT_LIMITS
 
 
-def configure(workers: int, max_prints: int, max_mb: int) -> None:
-    global _limits
-    _limits = (workers, max_prints, max_mb)
+def configure(workers: int, max_prints: int, max_mb: int, timeout: float = DEFAULT_LIMITS[3]) -> None:
+    global _limits, _stopped
+    _limits = (workers, max_prints, max_mb, timeout)
+    _stopped = False
 
 
 def _printer() -> ProcessPoolExecutor:
     """The process's pool of print workers."""
     global _pool
     with _lock:
+        if _stopped:
+            raise PrintingStopped()
         if _pool is None:
-            workers, max_prints, _ = _limits
+            workers, max_prints = _limits[:2]
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload([__name__])
             _pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
@@ -127,16 +139,33 @@ def _replace(old: ProcessPoolExecutor, *, cancel: bool) -> None:
     old.shutdown(wait=False, cancel_futures=cancel)
 
 
+def _kill(pool: ProcessPoolExecutor) -> None:
+    """End the pool's workers now, whatever they are printing (SIGKILL: a print in C code ignores SIGTERM)."""
+    for process in list((pool._processes or {}).values()):
+        try:
+            process.kill()
+        except (OSError, ValueError):   # already gone, or closed
+            pass
+
+
 def _print(pool: ProcessPoolExecutor, html: str) -> bytes:
-    pdf, memory_mb = pool.submit(print_in_worker, html).result()
+    future = pool.submit(print_in_worker, html)
+    try:
+        pdf, memory_mb = future.result(timeout=_limits[3])
+    except TimeoutError:
+        # A print that never ends (an SVG that draws 10^8 shapes) keeps a CPU busy until its worker is killed; the
+        # pool's other prints fail with it and are retried once in the new pool (print_pdf).
+        _kill(pool)   # first: shutdown() forgets the pool's processes
+        _replace(pool, cancel=True)
+        raise PrintTimedOut() from None
     if memory_mb > _limits[2]:
         _replace(pool, cancel=False)
     return pdf
 
 
 def print_pdf(html: str) -> bytes:
-    """Print in a worker process. If a worker died (killed, out of memory), the pool is replaced and the
-    print runs once more in a new one."""
+    """Print in a worker process, within `timeout` seconds of wall-clock time (`PrintTimedOut` after it). If a
+    worker died (killed, out of memory), the pool is replaced and the print runs once more in a new one."""
     pool = _printer()
     try:
         return _print(pool, html)
@@ -157,9 +186,11 @@ def warm_up() -> None:
 
 
 def shut_down() -> None:
-    """Stop the workers (the process is stopping): queued prints are cancelled."""
-    global _pool
+    """Stop the workers (the process is stopping): queued prints are cancelled, running ones killed, and no pool
+    is started again (a print waiting on a killed worker gets `PrintingStopped`, not a new worker)."""
+    global _pool, _stopped
     with _lock:
-        pool, _pool = _pool, None
+        pool, _pool, _stopped = _pool, None, True
     if pool is not None:
+        _kill(pool)   # first: shutdown() forgets the pool's processes
         pool.shutdown(wait=False, cancel_futures=True)
