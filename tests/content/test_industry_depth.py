@@ -1,0 +1,175 @@
+"""Industry depth: what a senior consultant in the sector would say reaches the reports.
+
+Readers (a dental practice's owner, counsel and insurer; a freight broker's CFO, auditor and network admin) judged
+the reports "the industry is a label, not content". The healthcare and logistics packs now say what a control means
+for a practice (shared front-desk logins, imaging workstations, HHS's Security Risk Assessment Tool and 405(d)
+guidance) and for a broker (carrier identity theft, double brokering, payments diverted by changed bank details).
+Each case below fails without that pack data. A subject note goes to one reader per run (`lens_allotment`), so the
+cases name the reader the run gives it to.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from app.catalog import PERSONAS
+from app.content import load
+from app.generation.facts import AssessmentFacts
+from app.generation.template_engine import TemplateEngine
+
+C = load()
+ENGINE = TemplateEngine()
+
+DENTAL = {
+    "companyId": "d-1", "framework": "HIPAA", "industry": "Dental practice", "policy": "NO",
+    "requirements": [
+        {"id": "164.308(a)(1)(ii)(A)", "title": "Risk analysis", "status": "not_met"},
+        {"id": "164.308(a)(1)(ii)(B)", "title": "Risk management", "status": "partially_met"},
+        {"id": "164.308(a)(5)(ii)(D)", "title": "Password management", "status": "not_met"},
+        {"id": "164.312(a)(2)(iv)", "title": "Encryption and decryption", "status": "partially_met"},
+        {"id": "164.308(b)(1)", "title": "Business associate contracts and other arrangements",
+         "status": "partially_met"},
+        {"id": "164.312(b)", "title": "Audit controls", "status": "not_met"},
+        {"id": "164.308(a)(7)(ii)(B)", "title": "Disaster recovery plan", "status": "not_met"},
+        {"id": "164.308(a)(7)(ii)(A)", "title": "Data backup plan", "status": "partially_met"},
+        {"id": "164.312(a)(2)(i)", "title": "Unique user identification", "status": "not_met"},
+        {"id": "164.312(a)(2)(iii)", "title": "Automatic logoff", "status": "met"},
+        {"id": "164.308(a)(5)(ii)(A)", "title": "Security reminders", "status": "partially_met"},
+        {"id": "164.308(a)(6)(ii)", "title": "Response and reporting", "status": "not_met"},
+        {"id": "164.310(c)", "title": "Workstation security", "status": "partially_met"},
+        {"id": "164.312(e)(1)", "title": "Transmission security", "status": "met"},
+        {"id": "164.308(a)(3)(ii)(C)", "title": "Termination procedures", "status": "met"},
+    ]}
+
+FREIGHT = {
+    "companyId": "f-1", "framework": "SOC 2 Type II", "industry": "Freight brokerage and trucking",
+    "policy": "PARTIAL",
+    "requirements": [
+        {"id": "CC6.1", "title": "Logical access security software, infrastructure, and architectures",
+         "status": "partially_met"},
+        {"id": "CC6.2", "title": "Registers and authorizes new users before issuing credentials", "status": "met"},
+        {"id": "CC6.3", "title": "Role-based access, least privilege, and segregation of duties", "status": "not_met"},
+        {"id": "CC6.6", "title": "Logical access security measures against threats from outside system boundaries",
+         "status": "partially_met"},
+        {"id": "CC6.7", "title": "Restricts and protects the transmission, movement, and removal of information",
+         "status": "partially_met"},
+        {"id": "CC6.8", "title": "Prevents or detects unauthorized or malicious software", "status": "met"},
+        {"id": "CC7.1", "title": "Detects configuration changes and newly discovered vulnerabilities",
+         "status": "partially_met"},
+        {"id": "CC7.2", "title": "Monitors system components for anomalies indicative of malicious acts",
+         "status": "not_met"},
+        {"id": "CC7.3", "title": "Evaluates security events to determine whether they are incidents",
+         "status": "partially_met"},
+        {"id": "CC7.4", "title": "Responds to identified security incidents", "status": "not_met"},
+        {"id": "CC8.1", "title": "Authorizes, designs, develops, tests, approves, and implements changes",
+         "status": "met"},
+        {"id": "CC9.2", "title": "Assesses and manages risks associated with vendors and business partners",
+         "status": "not_met"},
+        {"id": "CC3.2", "title": "Identifies and analyzes risks to the achievement of objectives",
+         "status": "partially_met"},
+        {"id": "CC2.3", "title": "Communicates with external parties", "status": "met"},
+        {"id": "A1.2", "title": "Environmental protections, data backup processes, and recovery infrastructure",
+         "status": "partially_met"},
+        {"id": "A1.3", "title": "Tests recovery plan procedures", "status": "not_met"},
+    ]}
+
+
+def _text(report: dict) -> str:
+    parts = [report["title"], report["summary"], report["callToAction"], *report["keyPoints"]]
+    for s in report["sections"]:
+        parts += [s["heading"], *s["paragraphs"], *s["bullets"]]
+    return "\n".join(parts)
+
+
+def _write(body: dict, persona: str, methodology: str = "spin") -> str:
+    return _text(ENGINE.write(AssessmentFacts.from_submission(body), persona, methodology))
+
+
+def _subset(body: dict, *titles: str) -> dict:
+    by_title = {r["title"]: r for r in body["requirements"]}
+    return {**body, "requirements": [by_title[t] for t in titles]}
+
+
+def test_the_two_assessments_find_their_packs():
+    assert AssessmentFacts.from_submission(DENTAL).industry_pack.key == "healthcare"
+    assert AssessmentFacts.from_submission(FREIGHT).industry_pack.key == "logistics"
+
+
+# ------------------------------------------------------------------ the dental practice
+def test_counsel_reads_that_shared_front_desk_logins_leave_no_trail():
+    text = _write(DENTAL, "general_counsel")
+    assert "shared at the front desk, in treatment rooms or on imaging workstations" in text
+    assert "who opened which chart after a complaint or a breach" in text
+
+
+def test_the_hhs_risk_assessment_tool_is_named_once_in_a_run():
+    reports = {p.id: _write(DENTAL, p.id) for p in PERSONAS}
+    told = [pid for pid, text in reports.items() if "Security Risk Assessment Tool" in text]
+    assert len(told) == 1, told   # a subject note reads the same wherever it is quoted, so one reader hears it
+    assert sum("405(d) Health Industry Cybersecurity Practices" in t for t in reports.values()) == 1
+
+
+def test_the_insurer_hears_of_the_hhs_tool_where_it_argues_findings():
+    # SPIN gives outside readers no findings; under Challenger the underwriter argues them.
+    assert "Security Risk Assessment Tool that HHS provides" in _write(DENTAL, "insurance_underwriter", "challenger")
+
+
+def test_a_practice_owner_reads_about_front_desk_and_treatment_room_workstations():
+    body = _subset(DENTAL, "Risk analysis", "Encryption and decryption", "Data backup plan", "Workstation security")
+    text = _write(body, "small_business_owner")
+    assert "workstations at the front desk, at nursing stations and in treatment rooms are shared" in text
+
+
+def test_a_compliance_officer_reads_about_imaging_workstations_going_missing():
+    body = _subset(DENTAL, "Encryption and decryption", "Business associate contracts and other arrangements",
+                   "Security reminders")
+    text = _write(body, "compliance_officer")
+    assert "laptops, servers and imaging workstations hold patient records and images" in text
+
+
+# ------------------------------------------------------------------ the freight broker
+def test_a_freight_cfo_reads_how_carrier_payments_get_diverted():
+    text = _write(FREIGHT, "cfo")
+    assert "how carrier payments get diverted" in text
+    assert "call-back before the next payment run" in text
+
+
+def test_the_auditor_reads_why_carrier_setup_and_payables_are_kept_apart():
+    text = _write(FREIGHT, "external_auditor", "challenger")
+    assert "keep carrier setup, dispatch and payables apart" in text
+    assert "change a payee's bank details or release payments" in text
+
+
+def test_a_freight_run_speaks_of_carrier_fraud_somewhere():
+    texts = "\n".join(_write(FREIGHT, p.id) for p in PERSONAS)
+    assert "carrier payments get diverted" in texts
+    assert "impostor" in texts or "stolen identity" in texts   # incident handling or carrier due diligence
+
+
+# ------------------------------------------------------------------ the packs themselves
+@pytest.mark.parametrize("key", ["healthcare", "logistics"])
+def test_every_note_argues_its_own_subject(key):
+    """The engine argues a requirement only by a reason about its own subject (test_requirement_reasons.py):
+    a note whose words name another subject's terms would be quoted for the wrong requirement."""
+    for sid, note in C.industries[key].subject_notes.items():
+        assert C.main_subject(note, sid.split(".")[0]) == sid, (key, sid)
+
+
+@pytest.mark.parametrize(("key", "words", "host"), [
+    ("healthcare", "Security Risk Assessment (SRA) Tool", "www.hhs.gov"),
+    ("healthcare", "Health Industry Cybersecurity Practices", "hhscyber.hhs.gov"),
+    ("logistics", "49 U.S.C. 14916", "uscode.house.gov"),
+])
+def test_the_new_facts_cite_the_publisher(key, words, host):
+    fact = next(f for f in C.industries[key].facts if words in f["text"])
+    assert urlsplit(fact["url"]).hostname == host
+    assert fact["kind"] == "context" and 2012 <= fact["year"] <= 2026
+
+
+def test_the_healthcare_pack_leaves_the_notice_clock_to_the_hipaa_pack():
+    """The 60-day breach notice is a HIPAA framework fact; the notes do not repeat it."""
+    notes = " ".join(C.industries["healthcare"].subject_notes.values())
+    assert "60" not in notes and "164.404" not in notes
+
