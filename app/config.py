@@ -80,6 +80,14 @@ def _backoff(env: dict) -> tuple[float, ...]:
     return _seconds_list(env, "WEBHOOK_BACKOFF_SECONDS", "1,4,16")
 
 
+def webhook_partner_concurrency(config) -> int:
+    """The per-process cap on one partner's webhook attempts in flight: WEBHOOK_PARTNER_CONCURRENCY, by default
+    max(1, WEBHOOK_CONCURRENCY // 2) (4 workers: 2), and never more than WEBHOOK_CONCURRENCY. Read from the app's
+    config when used, so it follows a WEBHOOK_CONCURRENCY set in `instance/config.py`."""
+    concurrency = config["WEBHOOK_CONCURRENCY"]
+    return min(config.get("WEBHOOK_PARTNER_CONCURRENCY") or max(1, concurrency // 2), concurrency)
+
+
 def normalize_database_url(url: str) -> str:
     """Let `postgres://` and `postgresql://` URLs use the psycopg 3 driver we ship."""
     for prefix in ("postgres://", "postgresql://"):
@@ -132,6 +140,9 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "WEBHOOK_TIMEOUT_SECONDS": _float(env, "WEBHOOK_TIMEOUT_SECONDS", 10.0),
         "WEBHOOK_ALLOW_PRIVATE_NETWORKS": _bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", False),
         "WEBHOOK_CONCURRENCY": _int(env, "WEBHOOK_CONCURRENCY", 4, minimum=1),
+        # Attempts one partner may have in flight per process, so its slow endpoints leave the other workers to
+        # other partners. Unset (None): half of WEBHOOK_CONCURRENCY, at least 1; see webhook_partner_concurrency.
+        "WEBHOOK_PARTNER_CONCURRENCY": _int(env, "WEBHOOK_PARTNER_CONCURRENCY", None, minimum=1),
         # Rounds after a failed round (seconds after it failed); empty: the spec's three attempts only.
         "WEBHOOK_RESCUE_SECONDS": _seconds_list(env, "WEBHOOK_RESCUE_SECONDS", ""),
         "TRUSTED_PROXIES": _int(env, "TRUSTED_PROXIES", 0),

@@ -1,14 +1,18 @@
-"""Claiming due deliveries from the outbox: one attempt in flight per endpoint, across processes.
+"""Claiming due deliveries from the outbox: one attempt in flight per endpoint, across processes,
+and at most a partner's share of this process's attempts.
 
 An endpoint is a delivery's URL. A claim is a lease (`claimed_until`) taken with a conditional
 UPDATE, so two senders (threads or processes) never take one delivery, and a sender that died
 leaves nothing stuck longer than the lease. An endpoint with an unexpired claim on any of its
 deliveries is skipped, which keeps its deliveries one at a time and in due order everywhere.
+A partner with `partner_cap` attempts in flight in this process has its endpoints skipped too, so
+its slow endpoints leave the other workers to other partners' deliveries (`_next_deliveries`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, or_, select, update
@@ -39,32 +43,49 @@ def _claimed_endpoints(now: datetime):
     return select(other.url).where(other.status == "pending", other.claimed_until >= now)
 
 
-def _due_endpoints(now: datetime, busy: Iterable[str], limit: int) -> list[str]:
-    """Endpoints with a due, unclaimed delivery and no attempt in flight, the longest-waiting first."""
-    busy = set(busy)
-    rows = db.session.execute(
-        select(WebhookDelivery.url)
-        .where(WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at <= now, _unclaimed(now),
-               WebhookDelivery.url.not_in(_claimed_endpoints(now)))
-        .group_by(WebhookDelivery.url).order_by(func.min(WebhookDelivery.next_attempt_at))
-        .limit(limit + len(busy))).scalars().all()
-    return [url for url in rows if url not in busy][:limit]
+def _next_deliveries(now: datetime, in_flight: Mapping[str, int], partner_cap: int):
+    """The one place that decides what this process may claim: each free endpoint's next delivery (pk, url,
+    partner_id, next_attempt_at), unless that delivery's partner already has `partner_cap` attempts in flight.
+
+    `in_flight` maps the URLs this process is attempting to their partner. A free endpoint has no attempt in
+    flight here or under a claim anywhere; its next delivery is its earliest pending, unclaimed one. An endpoint
+    whose next delivery belongs to a partner at its cap waits, so its due order holds even if two partners
+    share the URL.
+    """
+    full = [partner for partner, count in Counter(in_flight.values()).items() if count >= partner_cap]
+    conditions = [WebhookDelivery.status == "pending", WebhookDelivery.next_attempt_at.is_not(None),
+                  _unclaimed(now), WebhookDelivery.url.not_in(_claimed_endpoints(now))]
+    if in_flight:
+        conditions.append(WebhookDelivery.url.not_in(list(in_flight)))
+    place = func.row_number().over(partition_by=WebhookDelivery.url,
+                                   order_by=(WebhookDelivery.next_attempt_at, WebhookDelivery.pk))
+    ranked = select(WebhookDelivery.pk, WebhookDelivery.url, WebhookDelivery.partner_id,
+                    WebhookDelivery.next_attempt_at, place.label("place")).where(*conditions).subquery("ranked")
+    query = select(ranked.c.pk, ranked.c.url, ranked.c.partner_id, ranked.c.next_attempt_at).where(ranked.c.place == 1)
+    if full:
+        query = query.where(ranked.c.partner_id.not_in(full))
+    return query.subquery("next_deliveries")
 
 
-def claim_due(busy: Iterable[str], limit: int, lease_seconds: float) -> list[tuple[int, str]]:
-    """Claim the first due delivery of up to `limit` free endpoints; returns (pk, url) pairs."""
+def claim_due(in_flight: Mapping[str, int], limit: int, lease_seconds: float,
+              partner_cap: int) -> list[tuple[int, str, int]]:
+    """Claim the next due delivery of up to `limit` free endpoints, the longest-waiting first, taking no
+    partner past `partner_cap` attempts in flight here (`in_flight`: URL -> partner of the attempts running
+    here). Returns (pk, url, partner_id) triples."""
     now = utcnow()
+    in_flight = dict(in_flight)
     claimed = []
-    for url in _due_endpoints(now, busy, limit):
-        # The endpoint's earliest due delivery: every sender picks the same one, so a race between
-        # two of them is settled by the conditional UPDATE below on one row.
-        pk = db.session.scalar(
-            select(WebhookDelivery.pk)
-            .where(WebhookDelivery.url == url, WebhookDelivery.status == "pending",
-                   WebhookDelivery.next_attempt_at <= now, _unclaimed(now))
-            .order_by(WebhookDelivery.next_attempt_at, WebhookDelivery.pk).limit(1))
-        if pk is None:
-            continue
+    for _ in range(limit):
+        # Asked again after each claim: the partner just claimed for may have reached its cap.
+        # Every sender picks the same delivery, so a race between two of them is settled by the
+        # conditional UPDATE below on one row; the loser's next look skips that endpoint (now claimed).
+        nxt = _next_deliveries(now, in_flight, partner_cap)
+        row = db.session.execute(
+            select(nxt.c.pk, nxt.c.url, nxt.c.partner_id).where(nxt.c.next_attempt_at <= now)
+            .order_by(nxt.c.next_attempt_at, nxt.c.pk).limit(1)).first()
+        if row is None:
+            break
+        pk, url, partner_id = row
         result = db.session.execute(
             update(WebhookDelivery)
             .where(WebhookDelivery.pk == pk, WebhookDelivery.status == "pending", _unclaimed(now),
@@ -72,24 +93,20 @@ def claim_due(busy: Iterable[str], limit: int, lease_seconds: float) -> list[tup
             .values(claimed_until=now + timedelta(seconds=lease_seconds)))
         db.session.commit()
         if result.rowcount == 1:
-            claimed.append((pk, url))
+            claimed.append((pk, url, partner_id))
+            in_flight[url] = partner_id
     return claimed
 
 
-def seconds_until_next_due(busy: Iterable[str]) -> float:
+def seconds_until_next_due(in_flight: Mapping[str, int], partner_cap: int) -> float:
     """How long the dispatcher may sleep before a delivery it could claim is due (at most POLL_SECONDS).
 
-    Deliveries of endpoints with an attempt in flight do not count: the attempt's end wakes the
-    dispatcher in this process, and the poll notices one that ends in another process.
+    Deliveries of endpoints with an attempt in flight, and of partners at their cap, do not count: the
+    attempt's end wakes the dispatcher in this process, and the poll notices one that ends in another process.
     """
     now = utcnow()
-    busy = list(busy)
-    query = (select(func.min(WebhookDelivery.next_attempt_at))
-             .where(WebhookDelivery.status == "pending", _unclaimed(now),
-                    WebhookDelivery.url.not_in(_claimed_endpoints(now))))
-    if busy:
-        query = query.where(WebhookDelivery.url.not_in(busy))
-    next_due = db.session.scalar(query)
+    nxt = _next_deliveries(now, in_flight, partner_cap)
+    next_due = db.session.scalar(select(func.min(nxt.c.next_attempt_at)))
     if next_due is None:
         return POLL_SECONDS
     return max(0.0, min(POLL_SECONDS, (aware(next_due) - now).total_seconds()))

@@ -2,7 +2,8 @@
 
 Attempts to different endpoints run side by side (`WEBHOOK_CONCURRENCY`), so a receiver that
 hangs holds one worker for its timeout and delays nobody else; attempts to one endpoint run one at
-a time, in due order (see `claims`).
+a time, in due order (see `claims`). One partner has at most `WEBHOOK_PARTNER_CONCURRENCY` of the
+workers, so a partner with several slow endpoints leaves the rest to the other partners.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from concurrent.futures import wait as wait_for_futures
 
 from flask import Flask
 
+from ..config import webhook_partner_concurrency
 from ..database import discard_session
 from .attempts import attempt_delivery
 from .claims import POLL_SECONDS, claim_due, release_claims, seconds_until_next_due
@@ -31,8 +33,8 @@ class WebhookSender:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pool: ThreadPoolExecutor | None = None
-        self._lock = threading.Lock()  # guards the two sets below (dispatcher and workers)
-        self._in_flight: set[str] = set()  # endpoints (URLs) with an attempt running in this process
+        self._lock = threading.Lock()  # guards the two mappings below (dispatcher and workers)
+        self._in_flight: dict[str, int] = {}  # endpoints (URLs) with an attempt running here -> their partner
         self._futures: dict[Future, int] = {}   # attempts running or queued here, with their delivery
 
     def start(self) -> None:
@@ -85,25 +87,27 @@ class WebhookSender:
                 self._wake.wait(timeout=delay)
 
     def _dispatch(self) -> float:
-        """Hand due deliveries of idle endpoints to free workers; return how long to sleep."""
+        """Hand due deliveries of idle endpoints to free workers, no partner past its share; return how long
+        to sleep."""
         config = self.app.config
+        partner_cap = webhook_partner_concurrency(config)
         with self._lock:
-            busy = set(self._in_flight)
+            in_flight = dict(self._in_flight)
         # Only as many claims as free workers: a claimed delivery never waits in the pool's queue,
         # where its lease would run down and its endpoint would look busy for nothing.
-        free = config["WEBHOOK_CONCURRENCY"] - len(busy)
+        free = config["WEBHOOK_CONCURRENCY"] - len(in_flight)
         if free > 0 and not self._stop.is_set():
             lease = config["WEBHOOK_TIMEOUT_SECONDS"] + LEASE_MARGIN_SECONDS
-            for pk, url in claim_due(busy, free, lease):
+            for pk, url, partner_id in claim_due(in_flight, free, lease, partner_cap):
                 with self._lock:
-                    self._in_flight.add(url)
+                    self._in_flight[url] = partner_id
                     future = self._pool.submit(self._attempt, pk, url)
                     self._futures[future] = pk
-                busy.add(url)
+                in_flight[url] = partner_id
                 free -= 1
         if free <= 0:
             return POLL_SECONDS  # a worker that finishes wakes the dispatcher
-        return seconds_until_next_due(busy)
+        return seconds_until_next_due(in_flight, partner_cap)
 
     def _attempt(self, pk: int, url: str) -> None:
         # Runs on a pool thread: its own app context and session, and only ids from the dispatcher.
@@ -117,6 +121,6 @@ class WebhookSender:
                     discard_session()
         finally:
             with self._lock:
-                self._in_flight.discard(url)
+                self._in_flight.pop(url, None)
                 self._futures = {f: pk for f, pk in self._futures.items() if not f.done()}
             self._wake.set()
