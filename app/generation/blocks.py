@@ -23,6 +23,7 @@ from .reading import (
     Reading,
     Tier,
     infos_of,
+    named,
     subjects_of,
     tiers_of,
     topic_labels,
@@ -380,7 +381,7 @@ def exposure(r: Reading) -> Output:
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
         if r.groups:   # as it would come about through the first open area (worded unlike `scenario`'s "If ...")
-            return [f"What a serious incident would mean: {r.lens(_scenario_topic(r))}, and {r.fill(r.p.stake)}.",
+            return [f"What a serious incident would mean: {r.lens(_scenario_topic(r))}; {r.fill(r.p.stake)}.",
                     *cost], []
         return [f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
     return [*(r.cite(f) for f in facts), *cost], []
@@ -526,8 +527,10 @@ def coverage(r: Reading) -> Output:
         for status in ("not_met", "partially_met", "met"):
             these = [i for i in ix if r.f.requirements[i].status == status]
             if these:
-                named = r.refs(these, limit=3) if status != "met" else r.shorts(these, limit=4)
-                parts.append(f"{STATUS_WORD[status]}, {named}")
+                # by title and id, met ones too ("met, 164.312(a)(2)(iii)" told an underwriter nothing), without
+                # the designation, so a list of three reads "A (1), B (2) and C (3)" between the statuses' semicolons
+                shown = [_titled(r, i) for i in these[:3]] + ([f"{len(these) - 3} more"] if len(these) > 3 else [])
+                parts.append(f"{STATUS_WORD[status]}, {join(shown)}")
         paras.append(f"{cap(topic.label)}, where {r.stake(topic)}: {'; '.join(parts)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in r.p.topics]
@@ -540,6 +543,12 @@ def coverage(r: Reading) -> Output:
     if r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []
+
+
+def _titled(r: Reading, i: int) -> str:
+    """ "Automatic logoff (164.312(a)(2)(iii))": title and id, no designation."""
+    req = r.f.requirements[i]
+    return f"{named(req.title)} ({req.id.strip()})" if req.title.strip() else req.id.strip()
 
 
 def residual(r: Reading) -> Output:

@@ -233,3 +233,21 @@ def test_an_ask_about_one_workstream_is_not_given_the_plans_first_item():
     owner, _ = write("hipaa_clinic", "small_business_owner", "spin")
     assert owner["callToAction"].endswith("starting with the missing security policy.")
     assert "this month" not in owner["callToAction"]
+
+
+def test_an_outside_reader_sees_met_requirements_by_title_not_bare_ids():
+    """Panel (underwriter): "met, 164.312(a)(2)(iii) and 164.308(a)(3)(ii)(C)" told the reader nothing."""
+    report, _ = write("hipaa_clinic", "insurance_underwriter", "spin")
+    coverage = next(s for s in report["sections"] if s["heading"] == "Evidence status by control area")
+    access = next(p for p in coverage["paragraphs"] if p.startswith("Access control, where"))
+    assert access.endswith(": met, Unique user identification (164.312(a)(2)(i)), Automatic logoff "
+                           "(164.312(a)(2)(iii)) and Access authorization (164.308(a)(4)(ii)(B)).")
+
+
+def test_the_owners_incident_sentence_is_not_a_chain_of_ands():
+    """Panel: "... to an intruder, and the week goes on ..., and the owner loses days of work ..." """
+    for case in ("hipaa_clinic", "soc2_saas"):
+        report, _ = write(case, "small_business_owner", "spin")
+        for p in (p for s in report["sections"] for p in s["paragraphs"]):
+            if p.startswith("What a serious incident would mean:"):
+                assert p.count(", and ") <= 1, p

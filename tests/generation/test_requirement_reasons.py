@@ -296,7 +296,7 @@ def test_a_serious_incident_is_told_through_an_open_area_that_can_fail_as_an_eve
     report = ENGINE.write(f, "small_business_owner", "spin")
     exposure = next(p for p in paragraphs(report) if p.startswith("What a serious incident would mean"))
     assert exposure == ("What a serious incident would mean: a week without the patient record, scheduling and "
-                        "billing systems stops revenue while the costs of recovery keep running, and the owner "
+                        "billing systems stops revenue while the costs of recovery keep running; the owner "
                         "loses days of work and has to explain it to patients personally.")
 
 
