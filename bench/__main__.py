@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 import sys
 
-from . import embed, generation, http_api, responsiveness
+from . import embed, generation, http_api, pdf_load, responsiveness
 
 
 def main() -> int:
@@ -13,6 +13,7 @@ def main() -> int:
     generation.main()
     http_api.main()
     embed.main()
+    pdf_load.main()
     responsiveness.main()
     return 0
 
