@@ -32,6 +32,8 @@ PRIMARY_HOSTS = (
     "eur-lex.europa.eu", "edpb.europa.eu", "legislation.gov.uk",
     # standards bodies and their accreditation forum
     "nist.gov", "iso.org", "iaf.nu", "aicpa-cima.com", "pcisecuritystandards.org", "cisecurity.org",
+    # the scheme owner of TISAX, which also hosts the VDA ISA catalogue
+    "enx.com",
     # professional bodies that issue the guidance quoted
     "americanbar.org", "nacdonline.org", "theiia.org",
     # report publishers, for their own figures
