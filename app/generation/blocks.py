@@ -186,11 +186,13 @@ def _listed(r: Reading, indices: list[int]) -> list[str]:
     items = [f"{r.list_ref(i)}: {STATUS_WORD[r.f.requirements[i].status]}" for i in indices[:MAX_LISTED]]
     rest = len(indices) - MAX_LISTED
     return items + ([f"{rest} more, in the appendix"] if rest > 0 else [])
+
+
 # Who is told what open items mean for the certificate, attestation or report that customers read.
 DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner", "general_counsel"})
 # Frameworks whose result is a document customers and acquirers read (attestation, certificate, ROC/SAQ):
 # there finance and the owner are told too.
-ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials"})
+ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials", "tisax"})
 
 
 # Why a missing written security policy comes first, for each reader who hears of it first.
