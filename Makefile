@@ -36,8 +36,10 @@ run: $(STAMP)
 serve: $(STAMP)
 	exec $(SERVE)
 
+# Two workers (pytest-xdist), each with a database of its own (tests/conftest.py); TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check app tests bench wsgi.py

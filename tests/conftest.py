@@ -16,6 +16,32 @@ from tests.support.browser import axe_source, browser, live  # noqa: F401 - fixt
 from tests.support.fake_openai import FakeOpenAIServer
 from tests.support.receiver import WebhookReceiver
 
+
+def _per_worker() -> None:
+    """Under pytest-xdist (`make test` runs two workers), each worker gets a Postgres database and a Redis
+    database of its own: `<TEST_DATABASE_URL's database>_gw0` (created here if missing) and Redis db 15, 14, ...;
+    set in the environment before any test module reads it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return
+    number = int(worker.removeprefix("gw") or 0)
+    if os.environ.get("TEST_DATABASE_URL"):
+        import psycopg
+        from sqlalchemy.engine import make_url
+
+        url = make_url(os.environ["TEST_DATABASE_URL"])
+        name = f"{url.database}_{worker}"
+        server = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+        with psycopg.connect(server, autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+                conn.execute(f'CREATE DATABASE "{name}"')
+        os.environ["TEST_DATABASE_URL"] = url.set(database=name).render_as_string(hide_password=False)
+    if os.environ.get("TEST_REDIS_URL"):
+        base, _, db_index = os.environ["TEST_REDIS_URL"].rpartition("/")
+        os.environ["TEST_REDIS_URL"] = f"{base}/{int(db_index or 15) - number}"
+
+
+_per_worker()
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])
 
