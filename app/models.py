@@ -100,6 +100,11 @@ class ApiKey(db.Model):
     currency: Mapped[str | None] = mapped_column(String(3))               # ISO 4217, upper-case; None: USD
     # Whether the client-facing pages and PDFs name the sales methodology; off, the client never sees it.
     show_methodology: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Signed embeds (app/embed/signing.py): the secret a partner's server signs embed URLs with, encrypted like
+    # the webhook secret (None for keys made before, until it is rotated), and whether the key's embed pages
+    # and PDFs answer only signed, unexpired URLs (off: the tokens alone are the credential).
+    embed_secret_encrypted: Mapped[str | None] = mapped_column(Text)
+    require_signed_embeds: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     partner: Mapped[Partner] = relationship(back_populates="keys")
 

@@ -28,8 +28,10 @@ def test_tokens_carry_at_least_128_bits():
 def test_database_holds_no_plaintext_key_or_secret(runner, db):
     out = json.loads(runner.invoke(args=["keys", "create", "--partner", "acme", "--json"]).output)
     rotated = json.loads(runner.invoke(args=["keys", "rotate-webhook-secret", str(out["id"]), "--json"]).output)
+    embed = json.loads(runner.invoke(args=["keys", "rotate-embed-secret", str(out["id"]), "--json"]).output)
     dump = " ".join(str(value) for row in db.session.execute(text("SELECT * FROM api_keys")) for value in row)
-    for secret in (out["apiKey"], out["webhookSecret"], rotated["webhookSecret"]):
+    for secret in (out["apiKey"], out["webhookSecret"], rotated["webhookSecret"], out["embedSecret"],
+                   embed["embedSecret"]):
         assert secret not in dump and secret.split("_", 1)[1] not in dump
     key = db.session.scalar(select(ApiKey))
     assert key.key_hash != out["apiKey"] and len(key.key_hash) == 64
@@ -46,5 +48,5 @@ def test_no_key_secret_or_company_id_in_logs(app, client, runner, caplog):
     client.post("/api/v1/assessments", data="{broken", headers={**auth, "Content-Type": "application/json"})
     runner.invoke(args=["keys", "list"])
     logged = caplog.text + "".join(str(r.args) for r in caplog.records)
-    for needle in (out["apiKey"], out["apiKey"][4:], out["webhookSecret"], "client_4711"):
+    for needle in (out["apiKey"], out["apiKey"][4:], out["webhookSecret"], out["embedSecret"], "client_4711"):
         assert needle not in logged

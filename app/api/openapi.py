@@ -222,7 +222,7 @@ USAGE = {
 }
 KEY_SETTINGS = {
     "id": 7, "key": "crs_…3b2b", "name": "Production", "livemode": True, "tier": "standard", "rateLimit": 100,
-    "frameworks": [], "dayRate": None, "currency": None, "showMethodology": False,
+    "frameworks": [], "dayRate": None, "currency": None, "showMethodology": False, "requireSignedEmbeds": False,
     "createdAt": "2026-02-18T10:31:12.040017Z",
 }
 KEY_PRICED = {**KEY_SETTINGS, "dayRate": 1200, "currency": "EUR"}
@@ -579,8 +579,9 @@ def _operations() -> list[tuple[str, str, dict]]:
             "tags": ["Key"], "summary": "The calling key's own settings", "operationId": "getKey",
             "description": "The settings of the key that sends the request: what its reports price effort at"
                            " (`dayRate`, `currency`), whether its clients' pages and PDFs name the sales"
-                           " methodology (`showMethodology`), its mode, tier and limit. Never the key itself or"
-                           " its webhook secret.",
+                           " methodology (`showMethodology`), whether its embed pages need signed URLs"
+                           " (`requireSignedEmbeds`), its mode, tier and limit. Never the key itself or its"
+                           " secrets.",
             "responses": {**_ok("The key's settings.", "KeySettings", examples=_examples(
                                 defaults=("A new key: the default range, methodology hidden", KEY_SETTINGS),
                                 priced=("A day rate of 1,200 EUR", KEY_PRICED))),

@@ -322,6 +322,10 @@ class KeySettingsSchema(Schema):
                                                         "enum": [*CURRENCIES, None]})
     showMethodology = fields.Boolean(attribute="show_methodology", metadata={
         "description": SHOW_METHODOLOGY_DESCRIPTION})
+    requireSignedEmbeds = fields.Boolean(attribute="require_signed_embeds", dump_only=True, metadata={
+        "description": "Whether the embed pages and PDFs of the key's assessments open only at signed, expiring URLs"
+                       " (`?expires=…&signature=…`, signed with the key's embed secret); false (the default): the"
+                       " tokens alone open them. Read-only here: set with the `keys` CLI or in the portal."})
     createdAt = UtcDateTime(attribute="created_at")
 
 

@@ -9,7 +9,7 @@ import re
 from flask import Blueprint, Response, abort, current_app, g, render_template, request, url_for
 
 from ..errors import html_error
-from . import pdf, service
+from . import pdf, service, signing
 
 bp = Blueprint("embed", __name__, url_prefix="/embed", static_folder="static", static_url_path="/static")
 
@@ -84,17 +84,35 @@ def _served(kind: str, token: str, persona: str, render) -> Response:
     if lookup is None:
         abort(404)
     g.embed_frame_ancestors = lookup.frame_ancestors
+    # A signed request's links are added as the page is served: the stored page never holds a signature.
+    signed = _signature(token, lookup.require_signed_embeds, lookup.embed_secret_encrypted)
+    etag = signed.etag(lookup.fingerprint) if signed else lookup.fingerprint
     if lookup.stored is not None:
         _count_view(lookup.stored.report_id)
-        return _page(lookup.stored.html, lookup.fingerprint, list(lookup.stored.style_hashes))
+        return _page(signing.sign_links(lookup.stored.html, signed, token), etag, list(lookup.stored.style_hashes))
     html, report = render()
     if report is not None:
         _count_view(report.id)
     if report is None or lookup.status == "generating":
-        return _page(html)
+        return _page(signing.sign_links(html, signed, token))
     style_hashes = _style_hashes(html)
     service.store_page(lookup, kind, report.id, html, style_hashes)
-    return _page(html, lookup.fingerprint, style_hashes)
+    return _page(signing.sign_links(html, signed, token), etag, style_hashes)
+
+
+def _signature(token: str, required: bool, secret_encrypted: str | None) -> signing.Signed | None:
+    """The request's checked signature, or None for an unsigned request the key allows; a refused one is a
+    403 page that says why, framed as the page would be."""
+    try:
+        return signing.check(request.args, token, required, secret_encrypted)
+    except signing.Refused as refused:
+        abort(html_error(403, str(refused)))
+
+
+def _key_signing(assessment) -> tuple[bool, str | None]:
+    """The creating key's signing rules: (signed URLs required, the encrypted embed secret)."""
+    key = assessment.api_key
+    return (bool(key.require_signed_embeds), key.embed_secret_encrypted) if key is not None else (False, None)
 
 
 def _render(template: str, assessment, **context) -> str:
@@ -160,6 +178,7 @@ def report_page(token: str):
 def report_pdf(token: str):
     """One report as a PDF, printed from the page's templates."""
     report = _report_or_404(token)
+    _signature(token, *_key_signing(report.assessment))
     return _pdf(report.assessment, [report], report.persona, f"{report.persona}-report")
 
 
@@ -167,6 +186,7 @@ def report_pdf(token: str):
 def assessment_pdf(token: str):
     """Every report of an assessment in one PDF, with a table of contents and one requirements appendix."""
     assessment = _assessment_or_404(token)
+    _signature(token, *_key_signing(assessment))
     reports = service.reports_with_content(assessment)
     if not reports:
         abort(404)

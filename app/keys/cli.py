@@ -23,6 +23,7 @@ from .service import (
     normalize_day_rate,
     report_settings,
     revoke_api_key,
+    rotate_embed_secret,
     rotate_webhook_secret,
     set_brand,
     set_report_settings,
@@ -43,10 +44,10 @@ def _load_key(key_id: int) -> ApiKey:
 def _created_json(issued) -> dict:
     key = issued.key
     return {"id": key.id, "partner": key.partner.name, "apiKey": issued.api_key,
-            "webhookSecret": issued.webhook_secret, "tier": key.tier, "rateLimit": key.rate_limit,
-            "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
+            "webhookSecret": issued.webhook_secret, "embedSecret": issued.embed_secret, "tier": key.tier,
+            "rateLimit": key.rate_limit, "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
             "embedOrigins": list(key.embed_origins), "brand": brand_settings(key), "livemode": bool(key.livemode),
-            **report_settings(key)}
+            **report_settings(key), "requireSignedEmbeds": bool(key.require_signed_embeds)}
 
 
 # Brand options are checked as they are parsed, so a bad one stops the command before it touches
@@ -153,6 +154,12 @@ def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> di
     return changes
 
 
+SIGNED_EMBEDS = click.option(
+    "--require-signed-embeds/--no-require-signed-embeds", default=None,
+    help="Answer embed pages and PDFs only at signed, unexpired URLs (signed with the key's embed secret);"
+         " off by default: the tokens alone open them.")
+
+
 @keys_cli.command("create")
 @click.option("--partner", required=True, help="Partner name; created if new.")
 @click.option("--name", default=None, help="A label for this key.")
@@ -163,18 +170,20 @@ def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> di
 @click.option("--embed-origin", "embed_origins", multiple=True, help="Origin allowed to frame embed pages.")
 @brand_options
 @report_options
+@SIGNED_EMBEDS
 @click.option("--test", "test_mode", is_flag=True,
               help="A test key: its assessments are real but never billed, and only test keys see them.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, brand_name, brand_color,
-               logo, clear_logo, white_label, day_rate, currency, show_methodology, test_mode, as_json):
-    """Create a key; the key and its webhook secret are shown only now."""
+               logo, clear_logo, white_label, day_rate, currency, show_methodology, require_signed_embeds, test_mode,
+               as_json):
+    """Create a key; the key, its webhook secret and its embed secret are shown only now."""
     brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
     report = _report_changes(day_rate, currency, show_methodology)
     try:
         issued = issue_api_key(partner, tier=tier, rate_limit=rate_limit, frameworks=list(frameworks),
                                webhook_url=webhook_url, embed_origins=list(embed_origins), name=name,
-                               livemode=not test_mode)
+                               livemode=not test_mode, require_signed_embeds=bool(require_signed_embeds))
         set_brand(issued.key, **brand)
         set_report_settings(issued.key, **report)
     except KeyLimitError as exc:
@@ -192,7 +201,8 @@ def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_o
     click.echo(f"Created key {key.id} for partner {key.partner.name!r} ({mode}; {key.tier}, {key.rate_limit}/hour).")
     click.echo(f"API key:        {issued.api_key}")
     click.echo(f"Webhook secret: {issued.webhook_secret}")
-    click.echo("Store both now: they are not shown again.")
+    click.echo(f"Embed secret:   {issued.embed_secret}")
+    click.echo("Store them now: they are not shown again.")
 
 
 @keys_cli.command("list")
@@ -214,7 +224,8 @@ def list_keys(partner, as_json):
         click.echo(f"{r['id']:>4}  {r['key']}  {'live' if r['livemode'] else 'test'}  {r['partner']}  "
                    f"{r['tier']} {r['rateLimit']}/h  "
                    f"{frameworks}  webhook={r['webhookUrl'] or '-'}  day-rate={rate}  "
-                   f"methodology={'shown' if r['showMethodology'] else 'hidden'}  {state}")
+                   f"methodology={'shown' if r['showMethodology'] else 'hidden'}  "
+                   f"embeds={'signed' if r['requireSignedEmbeds'] else 'permanent'}  {state}")
 
 
 @keys_cli.command("update")
@@ -229,10 +240,11 @@ def list_keys(partner, as_json):
 @click.option("--any-embed-origin", is_flag=True, help="Remove the embed origin restriction.")
 @brand_options
 @report_options
+@SIGNED_EMBEDS
 @click.option("--json", "as_json", is_flag=True)
 def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webhook_url, embed_origins,
                any_embed_origin, brand_name, brand_color, logo, clear_logo, white_label, day_rate, currency,
-               show_methodology, as_json):
+               show_methodology, require_signed_embeds, as_json):
     """Change a key's settings."""
     brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
     report = _report_changes(day_rate, currency, show_methodology)
@@ -245,7 +257,8 @@ def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webho
     try:
         update_api_key(key, tier=tier, name=name,
                        frameworks=[] if all_frameworks else (list(frameworks) or None),
-                       embed_origins=[] if any_embed_origin else (list(embed_origins) or None), **changes)
+                       embed_origins=[] if any_embed_origin else (list(embed_origins) or None),
+                       require_signed_embeds=require_signed_embeds, **changes)
         set_brand(key, **brand)
         set_report_settings(key, **report)
     except (KeyInputError, BrandError) as exc:
@@ -281,6 +294,21 @@ def rotate_secret(key_id, as_json):
         click.echo("Store it now: it is not shown again.")
 
 
+@keys_cli.command("rotate-embed-secret")
+@click.argument("key_id", type=int)
+@click.option("--json", "as_json", is_flag=True)
+def rotate_embed(key_id, as_json):
+    """Issue a new embed secret; it is shown only now, and URLs signed with the old one stop working."""
+    key = _load_key(key_id)
+    secret = rotate_embed_secret(key)
+    db.session.commit()
+    if as_json:
+        click.echo(json.dumps({"id": key.id, "embedSecret": secret}))
+    else:
+        click.echo(f"New embed secret for key {key.id}: {secret}")
+        click.echo("Store it now: it is not shown again. URLs signed with the previous one are refused from now on.")
+
+
 @keys_cli.command("ensure-demo")
 @click.option("--base-url", default="http://127.0.0.1:8000", show_default=True)
 def ensure_demo(base_url):
@@ -306,3 +334,4 @@ def ensure_demo(base_url):
                f"    -H 'Authorization: Bearer {issued.api_key}' \\\n"
                f"    -H 'Content-Type: application/json' \\\n"
                f"    -d '{body}'\n")
+

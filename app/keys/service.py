@@ -17,6 +17,7 @@ from .crypto import encrypt_secret
 
 KEY_PREFIX = "crs_"
 SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
+EMBED_SECRET_PREFIX = "embsec_"  # noqa: S105 - a prefix, not a secret
 KEY_PATTERN = re.compile(r"^crs_[0-9a-f]{64}$")
 TIER_LIMITS = {"trial": 10, "starter": 50, "standard": 100, "professional": 500, "enterprise": 1000}
 DEFAULT_TIER = "standard"
@@ -60,6 +61,7 @@ class IssuedKey:
     key: ApiKey
     api_key: str
     webhook_secret: str
+    embed_secret: str
 
 
 def hash_api_key(api_key: str) -> str:
@@ -69,6 +71,11 @@ def hash_api_key(api_key: str) -> str:
 
 def new_webhook_secret() -> str:
     return SECRET_PREFIX + secrets.token_hex(32)
+
+
+def new_embed_secret() -> str:
+    """The secret a partner's server signs embed URLs with (the whole string, prefix included, is the HMAC key)."""
+    return EMBED_SECRET_PREFIX + secrets.token_hex(32)
 
 
 def normalize_framework(name: str) -> str:
@@ -108,7 +115,7 @@ def _limit_for(tier: str, rate_limit: int | None) -> int:
 def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: int | None = None,
                   frameworks: list[str] | None = None, webhook_url: str | None = None,
                   embed_origins: list[str] | None = None, name: str | None = None,
-                  livemode: bool = True) -> IssuedKey:
+                  livemode: bool = True, require_signed_embeds: bool = False) -> IssuedKey:
     """Create a key (and its partner when new); the caller commits. `livemode=False` makes a test key:
     the same format, but what it creates is never billed and is seen only by the partner's test keys.
     A key's mode is fixed for its life."""
@@ -126,13 +133,15 @@ def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: in
     _check_key_limit(partner, livemode)
     api_key = KEY_PREFIX + secrets.token_hex(32)
     webhook_secret = new_webhook_secret()
+    embed_secret = new_embed_secret()
     key = ApiKey(partner=partner, name=name, key_hash=hash_api_key(api_key), last4=api_key[-4:], tier=tier,
                  rate_limit=limit, frameworks=clean_frameworks, webhook_url=url,
                  webhook_secret_encrypted=encrypt_secret(webhook_secret), embed_origins=origins,
-                 livemode=livemode)
+                 livemode=livemode, embed_secret_encrypted=encrypt_secret(embed_secret),
+                 require_signed_embeds=bool(require_signed_embeds))
     db.session.add(key)
     db.session.flush()
-    return IssuedKey(key=key, api_key=api_key, webhook_secret=webhook_secret)
+    return IssuedKey(key=key, api_key=api_key, webhook_secret=webhook_secret, embed_secret=embed_secret)
 
 
 _UNSET = object()
@@ -140,8 +149,12 @@ _UNSET = object()
 
 def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | None | object = _UNSET,
                    frameworks: list[str] | None = None, webhook_url: str | None | object = _UNSET,
-                   embed_origins: list[str] | None = None, name: str | None = None) -> ApiKey:
+                   embed_origins: list[str] | None = None, name: str | None = None,
+                   require_signed_embeds: bool | None = None) -> ApiKey:
     """Change a key's settings; `None` means unchanged, an empty list clears, a new tier resets the limit."""
+    if require_signed_embeds and key.embed_secret_encrypted is None:   # checked first: nothing is changed
+        raise KeyInputError("this key has no embed secret yet: rotate its embed secret to get one, then require"
+                            " signed embed links")
     if tier is not None or rate_limit is not _UNSET:
         new_tier = tier or key.tier
         key.rate_limit = _limit_for(new_tier, None if rate_limit is _UNSET else rate_limit)
@@ -154,6 +167,8 @@ def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | No
         key.embed_origins = [normalize_origin(o) for o in embed_origins]
     if name is not None:
         key.name = name.strip() or None
+    if require_signed_embeds is not None:
+        key.require_signed_embeds = bool(require_signed_embeds)
     return key
 
 
@@ -260,6 +275,14 @@ def rotate_webhook_secret(key: ApiKey) -> str:
     return secret
 
 
+def rotate_embed_secret(key: ApiKey) -> str:
+    """Issue a new embed secret and return its plaintext (shown once). URLs signed with the old one are refused
+    at once: rotating is what a partner does when the secret may have leaked."""
+    secret = new_embed_secret()
+    key.embed_secret_encrypted = encrypt_secret(secret)
+    return secret
+
+
 def key_settings(key: ApiKey) -> dict:
     """A key's settings as shown by the CLI and the portal (never the key or its secret)."""
     return {
@@ -268,5 +291,5 @@ def key_settings(key: ApiKey) -> dict:
         "embedOrigins": list(key.embed_origins or []),
         "createdAt": iso_utc(key.created_at), "lastUsedAt": iso_utc(key.last_used_at),
         "revokedAt": iso_utc(key.revoked_at), "brand": brand_settings(key), "livemode": bool(key.livemode),
-        **report_settings(key),
+        **report_settings(key), "requireSignedEmbeds": bool(key.require_signed_embeds),
     }

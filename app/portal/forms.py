@@ -122,6 +122,10 @@ class KeyForm(PortalForm):
     show_methodology = BooleanField("Show the methodology",
                                     description="Show the sales methodology's name on report pages and PDFs (off: "
                                                 "your client never sees it).")
+    require_signed_embeds = BooleanField(
+        "Require signed embed links",
+        description="Report pages and PDFs open only at links your server signed with the key’s embed secret, "
+                    "valid for at most 24 hours (off: the permanent links work).")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -212,4 +216,5 @@ class KeyForm(PortalForm):
                           remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data),
                           livemode=not self.test_mode.data, day_rate=normalize_day_rate(self.day_rate.data),
                           currency=normalize_currency(self.currency.data),
-                          show_methodology=bool(self.show_methodology.data))
+                          show_methodology=bool(self.show_methodology.data),
+                          require_signed_embeds=bool(self.require_signed_embeds.data))

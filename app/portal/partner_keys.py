@@ -15,6 +15,7 @@ from ..keys.service import (
     KeyInputError,
     issue_api_key,
     revoke_api_key,
+    rotate_embed_secret,
     rotate_webhook_secret,
     set_brand,
     set_report_settings,
@@ -47,6 +48,7 @@ class KeyChanges:
     day_rate: int | None = None          # None: the documented default range
     currency: str | None = None          # None: USD
     show_methodology: bool = False
+    require_signed_embeds: bool = False  # signed, expiring embed URLs only (app/embed/signing.py)
 
     def report_settings(self) -> dict:
         """Keyword arguments for `set_report_settings`: the whole of them, as the form shows them."""
@@ -117,7 +119,8 @@ def create_key(partner: Partner, changes: KeyChanges) -> IssuedKey:
     try:
         issued = issue_api_key(partner.name, tier=changes.tier, frameworks=changes.frameworks,
                                webhook_url=changes.webhook_url, embed_origins=changes.embed_origins,
-                               name=changes.name, livemode=changes.livemode)
+                               name=changes.name, livemode=changes.livemode,
+                               require_signed_embeds=changes.require_signed_embeds)
         set_brand(issued.key, **changes.brand())
         set_report_settings(issued.key, **changes.report_settings())
     except (KeyInputError, BrandError):
@@ -136,7 +139,8 @@ def update_key(partner: Partner, key: ApiKey, changes: KeyChanges) -> ApiKey:
         _check_tier(partner, new_tier)
     try:
         update_api_key(key, tier=new_tier, name=changes.name, frameworks=changes.frameworks,
-                       webhook_url=changes.webhook_url, embed_origins=changes.embed_origins)
+                       webhook_url=changes.webhook_url, embed_origins=changes.embed_origins,
+                       require_signed_embeds=changes.require_signed_embeds)
         set_brand(key, **changes.brand())
         set_report_settings(key, **changes.report_settings())
     except (KeyInputError, BrandError):
@@ -157,6 +161,15 @@ def rotate_secret(key: ApiKey) -> str:
     if key.revoked_at is not None:
         raise KeyInputError("a revoked key has no webhook secret to rotate")
     secret = rotate_webhook_secret(key)
+    db.session.commit()
+    return secret
+
+
+def rotate_embed(key: ApiKey) -> str:
+    """A new embed secret, returned in plaintext this once; URLs signed with the old one stop working."""
+    if key.revoked_at is not None:
+        raise KeyInputError("a revoked key has no embed secret to rotate")
+    secret = rotate_embed_secret(key)
     db.session.commit()
     return secret
 

@@ -108,7 +108,8 @@ def new_key():
         except (KeyInputError, BrandError) as error:
             form.form_errors.append(_sentence(error))
         else:
-            return _secret_page(key=issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret)
+            return _secret_page(key=issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret,
+                                embed_secret=issued.embed_secret)
     return render_template("portal/key_form.html", form=form, partner=partner, key=None, logo=None)
 
 
@@ -123,7 +124,7 @@ def edit_key(key_id: str):
                      webhook_url=key.webhook_url or "", embed_origins="\n".join(key.embed_origins),
                      brand_name=key.brand_name or "", brand_color=key.brand_color or "", white_label=key.white_label,
                      day_rate="" if key.day_rate is None else str(key.day_rate), currency=key.currency or "",
-                     show_methodology=key.show_methodology)
+                     show_methodology=key.show_methodology, require_signed_embeds=key.require_signed_embeds)
     if form.validate_on_submit():
         try:
             partner_keys.update_key(partner, key, form.changes())
@@ -159,6 +160,18 @@ def rotate_secret(key_id: str):
     if request.method == "POST":
         return _secret_page(key=key, api_key=None, webhook_secret=partner_keys.rotate_secret(key))
     return render_template("portal/confirm.html", key=key, action="rotate")
+
+
+@bp.route("/keys/<key_id>/rotate-embed-secret", methods=["GET", "POST"])
+def rotate_embed_secret(key_id: str):
+    """GET asks for confirmation; POST issues the new embed secret and shows it once."""
+    key = _key_or_404(key_id)
+    if key.revoked_at is not None:
+        flash(f"Key {key.masked} is revoked and has no embed secret to rotate.")
+        return redirect(url_for("portal.keys"))
+    if request.method == "POST":
+        return _secret_page(key=key, api_key=None, embed_secret=partner_keys.rotate_embed(key))
+    return render_template("portal/confirm.html", key=key, action="rotate-embed")
 
 
 def _page_number() -> int:

@@ -10,7 +10,7 @@ from app.extensions import db
 from app.models import ApiKey
 
 FIELDS = {"id", "key", "name", "livemode", "tier", "rateLimit", "frameworks", "dayRate", "currency",
-          "showMethodology", "createdAt"}
+          "showMethodology", "requireSignedEmbeds", "createdAt"}
 
 
 def bearer(issued) -> dict:

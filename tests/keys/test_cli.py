@@ -20,8 +20,9 @@ def create(runner, *args):
 def test_create_json_shape(runner):
     out = create(runner, "--partner", "Acme Security", "--tier", "professional", "--framework", "ISO 27001",
                  "--framework", "SOC 2", "--embed-origin", "https://portal.acme.example")
-    assert list(out) == ["id", "partner", "apiKey", "webhookSecret", "tier", "rateLimit", "frameworks",
-                         "webhookUrl", "embedOrigins", "brand", "livemode", "dayRate", "currency", "showMethodology"]
+    assert list(out) == ["id", "partner", "apiKey", "webhookSecret", "embedSecret", "tier", "rateLimit", "frameworks",
+                         "webhookUrl", "embedOrigins", "brand", "livemode", "dayRate", "currency", "showMethodology",
+                         "requireSignedEmbeds"]
     assert re.fullmatch(r"crs_[0-9a-f]{64}", out["apiKey"])
     assert re.fullmatch(r"whsec_[0-9a-f]{64}", out["webhookSecret"])
     assert out["partner"] == "Acme Security" and out["tier"] == "professional" and out["rateLimit"] == 500

@@ -78,6 +78,9 @@
   var select = form.elements.persona;
   var status = document.getElementById("report-status");
   var base = form.getAttribute("data-fragment-base");
+  // A signed page's form carries its signature (see "Signed embed URLs"): the fragments are asked with it.
+  var signed = ["expires", "signature"].filter(function (name) { return form.elements[name]; })
+    .map(function (name) { return name + "=" + encodeURIComponent(form.elements[name].value); }).join("&");
   var pending = null;
   form.querySelectorAll("[data-js-hide]").forEach(function (el) { el.hidden = true; });
 
@@ -85,7 +88,7 @@
     if (pending) pending.abort();
     var controller = pending = new AbortController();
     slot.setAttribute("aria-busy", "true");
-    fetch(base + encodeURIComponent(persona), {
+    fetch(base + encodeURIComponent(persona) + (signed ? "?" + signed : ""), {
       signal: controller.signal, credentials: "same-origin", headers: { Accept: "text/html" }
     }).then(function (response) {
       if (!response.ok) throw new Error("HTTP " + response.status);
