@@ -105,6 +105,9 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
     database_url = env.get("DATABASE_URL") or "sqlite:///" + os.path.join(instance_path, "app.db")
     public_base = (env.get("PUBLIC_BASE_URL") or "").strip().rstrip("/") or None
     return {
+        # Old SECRET_KEYs, newest first, comma-separated: portal sign-ins signed with them stay valid and secrets
+        # encrypted with them stay readable, so SECRET_KEY can be rotated (README, "Rotating SECRET_KEY").
+        "SECRET_KEY_FALLBACKS": [k.strip() for k in (env.get("SECRET_KEY_FALLBACKS") or "").split(",") if k.strip()],
         "SQLALCHEMY_DATABASE_URI": normalize_database_url(database_url),
         "PUBLIC_BASE_URL": public_base,
         "RATELIMIT_STORAGE_URI": env.get("RATELIMIT_STORAGE_URI") or "memory://",

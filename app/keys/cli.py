@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 
 import click
+from cryptography.fernet import InvalidToken
 from flask.cli import AppGroup
 from sqlalchemy import func, select
 
 from ..extensions import db
 from ..models import ApiKey
 from .brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
+from .crypto import reencrypt_secret
 from .service import (
     CURRENCIES,
     TIER_LIMITS,
@@ -335,3 +337,26 @@ def ensure_demo(base_url):
                f"    -H 'Content-Type: application/json' \\\n"
                f"    -d '{body}'\n")
 
+
+@keys_cli.command("reencrypt-secrets")
+def reencrypt_secrets():
+    """Encrypt every stored webhook and embed secret with the current SECRET_KEY (step 2 of rotating it: run
+    after setting the new SECRET_KEY with the old one in SECRET_KEY_FALLBACKS; afterwards the old key is needed
+    only for portal sign-ins made before the rotation). Secrets no key can read are listed, not changed."""
+    columns = ("webhook_secret_encrypted", "previous_webhook_secret_encrypted", "embed_secret_encrypted")
+    done, unreadable = 0, []
+    for key in db.session.scalars(select(ApiKey).order_by(ApiKey.id)):
+        for column in columns:
+            token = getattr(key, column)
+            if not token:
+                continue
+            try:
+                setattr(key, column, reencrypt_secret(token))
+                done += 1
+            except InvalidToken:
+                unreadable.append(f"key {key.id} ({column})")
+    db.session.commit()
+    click.echo(f"Re-encrypted {done} secret(s) with the current SECRET_KEY.")
+    if unreadable:
+        click.echo("Not readable with SECRET_KEY or SECRET_KEY_FALLBACKS, left as they were: " + ", ".join(unreadable))
+        raise SystemExit(1)
