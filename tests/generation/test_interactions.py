@@ -107,3 +107,15 @@ def test_a_partly_met_item_is_never_said_to_be_absent():
     assert "\u201cTests recovery plan procedures\u201d (A1.3) is partly met: backups exist, but restore evidence is " \
            "only partly in place" in reports["external_auditor"]
     assert not any("not in place" in t.split("(A1.3) is partly met")[-1][:120] for t in reports.values())
+
+
+def test_assessing_changes_to_internal_control_is_not_read_as_change_approval():
+    """Panel: "'Identifies and assesses changes' (CC3.4) is met but ... segregation of duties (CC6.3) is not met:
+    where one person can both approve and carry out a change ..." -- CC3.4 is about changes in the business that
+    affect internal control (risk assessment), not approving IT changes (CC8.1)."""
+    body = {**FREIGHT, "requirements": [
+        {"id": "CC3.4", "title": "Identifies and assesses changes", "status": "met"},
+        {"id": "CC6.3", "title": "Role-based access and segregation of duties", "status": "not_met"}]}
+    assert AssessmentFacts.from_submission(body).subjects[0].id == "governance.risk_assessment"
+    for reader, text in texts(body).items():
+        assert "(CC3.4) is met but" not in text, reader
