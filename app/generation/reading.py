@@ -69,6 +69,9 @@ POLICY_FIRST = frozenset({"small_business_owner", "ceo_president", "general_coun
 NOT_OWNERS = frozenset({"board_member", "ceo_president", "cfo", "coo", "general_counsel", "small_business_owner",
                         "investor", "insurance_underwriter", "external_auditor"})
 ALLOT_ORDER = ("External", "Executive", "Management", "Business", "Operational")
+# Who reads what a subject means in the client's industry first: those who act on it (the owner before all).
+INDUSTRY_ORDER = ("Operational", "Management", "Business", "Executive", "External")
+INDUSTRY_NOTES = 2   # industry notes one reader is given before the others are served
 # Figures about one kind of failure, quoted only when the assessment has that kind of gap: a supply-chain
 # statistic in a report whose open items are backup and logging reads as boilerplate.
 FACT_TOPICS = {
@@ -586,13 +589,30 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
                 wanted[persona.id] = [i for i in _argued(r)
                                       if subjects[i] is not None and not r.angle_for(i) and noted.get(i) != persona.id]
         given: dict[str, int] = {}
+        # What a subject means in this industry goes first to the reader who acts on it: the owner of a small
+        # organization (up to INDUSTRY_NOTES), then the reader whose own areas put the subject's topic first, the
+        # people who run controls before management and executives (panel: the practice's owner read none of the
+        # practice notes, which went to whoever came first in the allotment order, often an auditor).
+        def fit(persona, topic):
+            return (persona.id != OWNER, persona.topics.index(topic) if topic in persona.topics else len(LENSES),
+                    INDUSTRY_ORDER.index(persona.category))
+        for i in facts.open_order:
+            sub = subjects[i]
+            if sub is None or sub.id not in notes or (sub.id, "industry") in taken:
+                continue
+            takers = [p for p in order if i in wanted.get(p.id, []) and given.get(p.id, 0) < INDUSTRY_NOTES]
+            if takers:
+                best = min(takers, key=lambda p: fit(p, sub.topic))
+                taken[(sub.id, "industry")] = (best.id, i)
+                given[best.id] = given.get(best.id, 0) + 1
         # Two rounds: every reader's first wanted requirement (most often "first to close"), then the rest.
         for round_ in (slice(0, 1), slice(1, None)):
             for persona in order:
                 for i in wanted.get(persona.id, [])[round_]:
                     if given.get(persona.id, 0) >= LENS_REASONS:
                         break
-                    # What the subject means in this industry comes first, for whichever reader reaches it first.
+                    if (persona.id, i) in taken.values():
+                        continue   # argued already, by its industry note
                     kinds = (("industry",) if subjects[i].id in notes else ()) + reason_order(persona)
                     kind = next((k for k in kinds if (subjects[i].id, k) not in taken), None)
                     if kind:
