@@ -16,15 +16,42 @@ SERVE := $(BIN)/python -m app.serving --listen=$(HOST):$(PORT) --threads=$(WAITR
 	--connection-limit=$(WAITRESS_CONNECTION_LIMIT) --channel-timeout=$(WAITRESS_CHANNEL_TIMEOUT) --asyncore-use-poll \
 	wsgi:app
 
-.PHONY: install run serve test lint bench soak report-sample clean
+.PHONY: install install-test run serve test lint bench soak report-sample lock check-locks clean
 
-$(STAMP): setup.cfg pyproject.toml
+# Installs repeat: the exact versions and hashes in requirements/runtime.txt (what serving needs) and
+# requirements/test.txt (runtime plus the test tools), made from setup.cfg's ranges by `make lock`.
+RUNTIME_LOCK := requirements/runtime.txt
+TEST_LOCK := requirements/test.txt
+TEST_STAMP := $(VENV)/.installed-test
+
+$(STAMP): setup.cfg pyproject.toml $(RUNTIME_LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --require-hashes -r $(RUNTIME_LOCK)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+$(TEST_STAMP): $(STAMP) $(TEST_LOCK)
+	$(BIN)/pip install --quiet --require-hashes -r $(TEST_LOCK)
+	touch $(TEST_STAMP)
+
 install: $(STAMP)
+
+install-test: $(TEST_STAMP)
+
+# Rewrite the locks from setup.cfg at today's newest versions within its ranges (from PyPI itself, ignoring any
+# local index or wheel folder this machine's pip is set up with), then commit requirements/*.txt.
+lock: $(STAMP)
+	$(BIN)/pip install --quiet "pip-tools>=7.4,<8"
+	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(BIN)/pip-compile --quiet --upgrade --generate-hashes \
+		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links -o $(RUNTIME_LOCK) setup.cfg
+	env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null $(BIN)/pip-compile --quiet --upgrade --generate-hashes \
+		--strip-extras --allow-unsafe --no-emit-index-url --no-emit-find-links --extra test -c $(RUNTIME_LOCK) \
+		-o $(TEST_LOCK) setup.cfg
+
+# Fails when a lock no longer satisfies setup.cfg (.ci/run runs it before the suite).
+check-locks: $(STAMP)
+	$(BIN)/python requirements/check_locks.py
 
 run: $(STAMP)
 	$(BIN)/flask --app wsgi db upgrade
@@ -38,18 +65,18 @@ serve: $(STAMP)
 
 # Two workers (pytest-xdist), each with a database of its own (tests/conftest.py); TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/pytest -n $(TEST_WORKERS)
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check app tests bench wsgi.py
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python -m bench
 
 # Mixed load with faults (kill -9, a Postgres restart, a receiver outage, SIGTERM) on two processes, then the
 # reconciliation. Not in CI: it restarts this machine's Postgres. SOAK_SECONDS and SOAK_RATE tune it.
-soak: $(STAMP)
+soak: $(TEST_STAMP)
 	$(BIN)/python -m bench.soak
 
 # The 25 reports of every sample assessment (app/content/samples), as Markdown and JSON, to read.
