@@ -369,6 +369,9 @@ STATUS_LABEL = {"met": "Met", "partially_met": "Partly met", "not_met": "Not met
 STATUS_CLASS = {"met": "met", "partially_met": "partial", "not_met": "not-met"}
 STATUS_ORDER = {"not_met": 0, "partially_met": 1, "met": 2}
 FOLD_CHARS = 420         # a section longer than this starts folded on narrow screens
+# An appendix table longer than this starts folded on every screen (2,000 rows made the viewer 180,000 px tall, and
+# the iframe grew to it); the reader opens it with one click, with or without JavaScript.
+LONG_TABLE_ROWS = 40
 SPLIT_CHARS = 360        # a paragraph longer than this is cut into shorter ones at sentence ends
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\u201c])")
 _NO_BREAK_AFTER = re.compile(r"(?:\b(?:e\.g|i\.e|U\.S|U\.K|Art|Arts|No|vs|Sec|cf)\.)$")
@@ -418,6 +421,7 @@ class Section:
     fold: bool                        # long: folded on narrow screens
     rows: tuple[Row, ...] | None      # the requirements appendix, as a table
     anchor: str
+    folded_wide: bool = False         # a table of more than LONG_TABLE_ROWS rows: folded on wide screens too
 
     @property
     def is_appendix(self) -> bool:
@@ -561,5 +565,6 @@ def report_view(content: dict) -> ReportView:
         shown = () if table else tuple(with_ref_chips(b, inline, status)[0] for b in bullets)
         sections.append(Section(section.get("heading") or "", tuple(paragraphs), shown,
                                 fold=bool(table) or size > FOLD_CHARS, rows=table,
-                                anchor=_anchor(content.get("persona", "r"), n)))
+                                anchor=_anchor(content.get("persona", "r"), n),
+                                folded_wide=bool(table) and len(table) > LONG_TABLE_ROWS))
     return ReportView(content, tuple(content.get("keyPoints") or ()), tuple(sections), rows)

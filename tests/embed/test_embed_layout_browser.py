@@ -523,3 +523,34 @@ def test_screenshots_at_375_and_1280_with_and_without_a_brand(browser, live, app
         assert target.exists() and target.stat().st_size > 20_000, target
         with Image.open(target) as image:
             assert image.width == width and image.height > 800, (target, image.size)
+
+
+# --------------------------------------------------------------------------- a long requirements appendix
+
+def test_a_long_appendix_starts_folded_on_every_screen_and_opens_with_or_without_javascript(browser, live, app,
+                                                                                            make_key):
+    """Issue 32: with 2,000 requirements the viewer was 181,945 px tall at 1,280 px (the appendix open, and the
+    iframe growing to it). Past LONG_TABLE_ROWS rows the appendix starts folded, also on wide screens."""
+    from app.embed.service import LONG_TABLE_ROWS
+    issued = make_key()
+    client, auth = app.test_client(), {"Authorization": f"Bearer {issued.api_key}"}
+    rows = [{"id": f"A.{n}", "title": f"Control number {n}", "status": ("met", "not_met", "partially_met")[n % 3]}
+            for n in range(1, 201)]
+    record = submit(client, auth, requirements=rows)
+    result = generate(client, auth, record["id"])
+    html = client.get(view_path(result, "ciso")).get_data(as_text=True)
+    assert re.search(r'<details class="section fold fold--long" id="[^"]+">', html)   # closed without JavaScript
+    short = seed(app, make_key)[1]   # a few requirements: the appendix shows open on wide screens, as before
+    assert len(REQUIREMENTS) <= LONG_TABLE_ROWS
+    for js in (True, False):
+        with opened(browser, WIDE, 900, js=js) as page:
+            page.goto(live.url + view_path(result, "ciso"))
+            appendix = page.locator("details.fold--long")
+            assert appendix.count() == 1 and not appendix.evaluate("d => d.open")
+            assert page.locator("table.reqs tbody tr").first.is_hidden()
+            assert page.evaluate("document.documentElement.scrollHeight") < 8000
+            appendix.locator("summary").click()
+            sync_api.expect(page.locator("table.reqs tbody tr").first).to_be_visible()
+            assert page.locator("table.reqs tbody tr").count() == 200
+            page.goto(live.url + view_path(short, "ciso"))
+            assert page.locator("table.reqs tbody tr").first.is_visible()

@@ -62,11 +62,13 @@
     });
     // On wide screens folded sections show open (CSS does it without JS); mark them open too, so a screen
     // reader hears "expanded", and so browsers without ::details-content show them.
-    if (wide.matches) scope.querySelectorAll("details.fold").forEach(function (d) { d.open = true; });
+    // A long requirements table (fold--long) stays folded until the reader opens it.
+    if (wide.matches) scope.querySelectorAll("details.fold:not(.fold--long)").forEach(function (d) { d.open = true; });
   }
   var wide = window.matchMedia("(min-width: 761px)");
   document.addEventListener("click", function (event) {   // there a heading is a heading: no collapsing
-    if (wide.matches && event.target.closest && event.target.closest("summary.fold__summary")) event.preventDefault();
+    var summary = event.target.closest && event.target.closest("summary.fold__summary");
+    if (wide.matches && summary && !summary.parentNode.classList.contains("fold--long")) event.preventDefault();
   });
   enhance(document);
   document.addEventListener("toggle", postHeight, true);
