@@ -12,9 +12,26 @@ from .config import load_secret_key, settings_from_env
 
 __version__ = "0.1.0"
 
+FLASK_RUN_REFUSED = ("`flask run` does not serve this app: it would not start the webhook sender (webhooks would"
+                     " wait in the outbox), the watchdog of runs or the PDF workers. Serve it with `make run`"
+                     " (or `make serve` once installed and migrated).")
+
+
+def refuse_flask_run() -> None:
+    """Stop `flask run` before it serves. Background work starts only where wsgi.py is imported outside a click
+    command (waitress, `make run`); Werkzeug's server, with its reloader a second process that is replaced on
+    every change without a graceful stop, is not a serving process we support."""
+    import click
+    from flask.cli import run_command
+
+    context = click.get_current_context(silent=True)
+    if context is not None and context.command is run_command:
+        raise click.ClickException(FLASK_RUN_REFUSED)
+
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app: settings, extensions, blueprints, error handlers, CLI."""
+    refuse_flask_run()
     app = Flask(__name__, instance_relative_config=True,
                 template_folder=os.path.join(os.path.dirname(os.path.dirname(__file__)), "templates"))
     os.makedirs(app.instance_path, exist_ok=True)

@@ -131,6 +131,9 @@ def test_the_readme_quick_start_ends_with_an_iframe_showing_the_reports(tmp_path
 
         # The page the partner opens: an iframe on this server's embed page, sized by the resize script.
         page = (work / "reports.html").read_text()
+        # A phone lays out a page without a viewport meta 980 px wide and shrinks it, the framed report's text
+        # to under 6 px at 375 px (tests/test_first_hour.py measures it in Chromium).
+        assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
         iframe = re.search(r"<iframe\b[^>]*>", page)
         assert iframe, page
         src = re.search(r'\ssrc="([^"]+)"', iframe.group(0)).group(1)

@@ -314,8 +314,8 @@ def rotate_embed(key_id, as_json):
 @keys_cli.command("ensure-demo")
 @click.option("--base-url", default="http://127.0.0.1:8000", show_default=True)
 def ensure_demo(base_url):
-    """On a database with no key at all, create a demo key and print it once with a curl example;
-    otherwise say how to get a key (the demo key was shown only once)."""
+    """On a database with no key at all, create a demo key and print it once, with its webhook and embed secrets
+    and a curl example; otherwise say how to get a key (the demo key was shown only once)."""
     if db.session.scalar(select(func.count()).select_from(ApiKey)):
         click.echo("Keys exist already (a demo key is printed only on an empty database). For a new one:\n"
                    "  .venv/bin/flask --app wsgi keys create --partner 'Your company' --test")
@@ -331,7 +331,14 @@ def ensure_demo(base_url):
     click.echo("A demo key (test mode: never billed, its pages say \"Test data\") was created."
                " It is shown only this once:\n")
     click.echo(f"  {issued.api_key}\n")
-    click.echo("Try it:\n")
+    click.echo("Its secrets, also shown only this once (keep them with the key):\n")
+    click.echo(f"  Webhook secret: {issued.webhook_secret}")
+    click.echo("    checks the signature of this key's webhooks (give it a URL with"
+               f" `.venv/bin/flask --app wsgi keys update {issued.key.id} --webhook-url URL`)")
+    if issued.embed_secret:
+        click.echo(f"  Embed secret:   {issued.embed_secret}")
+        click.echo("    signs embed URLs, for a key that requires signed ones (see the README's \"Signed embed URLs\")")
+    click.echo("\nTry it:\n")
     click.echo(f"  curl -s -X POST {base}/api/v1/assessments \\\n"
                f"    -H 'Authorization: Bearer {issued.api_key}' \\\n"
                f"    -H 'Content-Type: application/json' \\\n"
