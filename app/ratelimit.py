@@ -23,6 +23,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .errors import html_error, json_error, wants_json
 from .keys.auth import AuthenticatedKey, authenticate_request
+from .keys.service import TIER_LIMITS
 
 log = logging.getLogger(__name__)
 RATE_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit",
@@ -138,12 +139,53 @@ def _finish_headers(response):
     return response
 
 
+RATE_LIMITED = "Rate limit exceeded. Try again later."
+WINDOW_WORDS = {3600: "1 hour", 60: "1 minute", 86400: "1 day"}
+
+
+def window_words(seconds: int) -> str:
+    """A limit's window as the 429 body's `window` says it: "1 hour"."""
+    return WINDOW_WORDS.get(seconds, f"{seconds} seconds")
+
+
+def key_limit_message(limit: int, window_seconds: int, key_id: int | str,
+                      service: str = "Compliance Report Service") -> str:
+    """The 429 sentence for a key whose budget is spent: its limit, and the true way to a higher tier: the
+    portal, up to the partner's tier cap; above it, whoever runs the service (on a self-hosted install, the
+    partner itself), with the operator's CLI."""
+    per = "an hour" if window_seconds == 3600 else f"per {window_words(window_seconds)}"
+    allows = f"This key allows {limit:,} request{'' if limit == 1 else 's'} {per} (a sliding window)"
+    higher = [(tier, amount) for tier, amount in TIER_LIMITS.items() if amount > limit]
+    if not higher:
+        return (f"{RATE_LIMITED} {allows}, the most of any tier. For a custom limit, ask whoever runs {service}"
+                f" (`flask --app wsgi keys update {key_id} --rate-limit N`).")
+    tiers = ", ".join(f"{tier} {amount:,}" for tier, amount in higher)
+    plural = "s" if len(higher) > 1 else ""
+    return (f"{RATE_LIMITED} {allows}. Higher tier{plural}: {tiers} {per}. Choose one for the key in the partner"
+            f" portal (Keys, Edit settings) up to your account's tier cap; above it, ask whoever runs {service} to"
+            f" raise the key's tier (`flask --app wsgi keys update {key_id} --tier {higher[0][0]}`) or the cap"
+            f" (`flask --app wsgi partners set-max-tier`).")
+
+
+def _key_budget(error: RateLimitExceeded) -> dict:
+    """`limit` and `window` (and the sentence) when the key's own hourly budget is spent; {} for the
+    per-address limits, which belong to no key."""
+    key = request_key()
+    if getattr(error.limit, "scope", None) != "api" or not isinstance(key, AuthenticatedKey):
+        return {}
+    amount, window = error.limit.limit.amount, error.limit.limit.get_expiry()
+    service = current_app.config.get("SERVICE_NAME") or "this service"
+    return {"message": key_limit_message(amount, window, key.id, service), "limit": amount,
+            "window": window_words(window)}
+
+
 def _rate_limited(error: RateLimitExceeded):
     g.retry_after = retry_after_seconds()
     headers = {"Retry-After": str(g.retry_after)}
     if wants_json():
-        return json_error(429, "rate_limited", "Rate limit exceeded. Try again later.", headers=headers,
-                          retryAfter=g.retry_after)
+        budget = _key_budget(error)
+        message = budget.pop("message", RATE_LIMITED)
+        return json_error(429, "rate_limited", message, headers=headers, retryAfter=g.retry_after, **budget)
     response = html_error(429, "Too many requests. Try again later.")
     response.headers.update(headers)
     return response

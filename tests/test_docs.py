@@ -271,6 +271,11 @@ def test_examples_have_the_shape_of_real_answers(client, auth, document):
     assert page["nextCursor"] is not None
     report = client.get(f"/api/v1/assessments/{record_id}/reports/ciso", headers=auth).get_json()
     _same_keys(example(one + "/reports/{persona}", "get", "200", "ciso"), report, "getReport")
+    listed = client.get(f"/api/v1/assessments/{record_id}/reports?persona=ciso&persona=cfo", headers=auth).get_json()
+    documented = example(one + "/reports", "get", "200", "picked")
+    _same_keys(documented, listed, "listReports")
+    assert [i["persona"] for i in documented["reports"]] == [i["persona"] for i in listed["reports"]] == ["cfo", "ciso"]
+    assert listed["reports"][1] == report
     _same_keys(example("/api/v1/usage", "get", "200", "live"), client.get("/api/v1/usage", headers=auth).get_json(),
                "getUsage")
     for path, name in (("/api/v1/personas", "excerpt"), ("/api/v1/methodologies", "all")):
@@ -355,6 +360,51 @@ def test_the_error_table_lists_every_code_the_api_answers(document):
     description = document["info"]["description"]
     for code, status in table.items():
         assert f"| `{code}` | {status} |" in description, code
+
+
+def test_the_guide_is_folded_below_a_short_introduction(document):
+    """Swagger UI shows info.description above Authorize and the operations: only a short introduction is
+    unfolded; the guide (test mode, rate limits, errors, webhooks) is in a <details> that needs no script."""
+    description = document["info"]["description"]
+    intro, _, guide = description.partition("<details")
+    assert guide, "the guide is not folded"
+    assert len(intro) < 1200 and "Authorize** below" in intro
+    assert "GET /api/v1/assessments/{assessment_id}/reports" in intro
+    assert guide.index("<summary>") < guide.index("## Test mode") and description.rstrip().endswith("</details>")
+    for heading in ("## Test mode", "## Rate limits", "## Errors", "## Webhooks", "### Verifying a signature"):
+        assert heading in guide, heading
+
+
+def test_the_rate_limited_example_is_what_a_spent_key_gets(client, make_key, document):
+    issued = make_key()   # the default tier, standard, as in the example
+    headers = {"Authorization": f"Bearer {issued.api_key}"}
+    for _ in range(100):
+        client.get("/api/v1/personas", headers=headers)
+    real = client.get("/api/v1/personas", headers=headers).get_json()
+    documented = document["paths"]["/api/v1/personas"]["get"]["responses"]["429"]["content"]["application/json"]
+    value = documented["examples"]["rate_limited"]["value"]
+    _same_keys(value, real, "rate_limited")
+    assert value["limit"] == real["limit"] == 100 and value["window"] == real["window"] == "1 hour"
+    assert value["error"] == real["error"].replace(f"keys update {issued.key.id} ", "keys update 7 ")
+    schema = document["components"]["schemas"]["Error"]["properties"]
+    assert schema["limit"]["type"] == "integer" and schema["window"]["type"] == "string"
+    assert "`limit`" in document["info"]["description"] and "tier cap" in document["info"]["description"]
+
+
+def test_the_all_reports_read_documents_its_filter_and_errors(document):
+    operation = document["paths"]["/api/v1/assessments/{assessment_id}/reports"]["get"]
+    persona = next(p for p in operation["parameters"] if p["name"] == "persona")
+    assert persona["in"] == "query" and persona["required"] is False
+    assert persona["style"] == "form" and persona["explode"] is True
+    assert persona["schema"]["items"]["enum"][:2] == ["ceo_president", "cfo"]
+    assert "?persona=cfo&persona=ciso" in persona["description"] and "?persona=cfo,ciso" in persona["description"]
+    reports = document["components"]["schemas"]["ReportList"]["properties"]["reports"]
+    assert reports["items"] == {"$ref": "#/components/schemas/ReportContent"}
+    assert "25" in operation["description"] and "Not paginated" in operation["description"]
+    invalid = operation["responses"]["422"]["content"]["application/json"]["examples"]["validation_error"]["value"]
+    assert list(invalid["details"]) == ["persona"]
+    assert set(operation["responses"]["404"]["content"]["application/json"]["examples"]) == {
+        "not_found", "not_generated"}
 
 
 def test_description_covers_test_mode_and_the_webhooks(document):

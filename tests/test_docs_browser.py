@@ -33,8 +33,11 @@ def test_docs_render_the_operations_from_our_origin_alone(browser, live, make_ke
     assert "script-src 'self'" in response.headers["content-security-policy"]
     sync_api.expect(page).to_have_title("Compliance Report Service API")
     sync_api.expect(page.get_by_text("Submit an assessment", exact=True)).to_be_visible()
-    sync_api.expect(page.locator(".opblock")).to_have_count(16)
-    # The Markdown of info.description: the error table and the webhooks.
+    sync_api.expect(page.locator(".opblock")).to_have_count(17)
+    # The Markdown of info.description: the guide is folded; unfolded, the error table and the webhooks.
+    guide = page.locator(".info details")
+    sync_api.expect(page.get_by_role("heading", name="Verifying a signature")).to_be_hidden()
+    guide.locator("summary").click()
     sync_api.expect(page.locator(".info table code", has_text="idempotency_key_reused")).to_be_visible()
     sync_api.expect(page.get_by_role("heading", name="Verifying a signature")).to_be_visible()
     ARTIFACTS.mkdir(exist_ok=True)
@@ -72,6 +75,29 @@ def test_docs_render_the_operations_from_our_origin_alone(browser, live, make_ke
     assert watch.foreign(live.url) == []
     assert any(url.endswith("/openapi.json") for url in watch.requests)
     assert any(url.endswith("/api/v1/personas") for url in watch.requests)
+    page.close()
+
+
+def test_authorize_and_the_operations_are_on_the_first_screen(browser, live):
+    """The long introduction (test mode, rate limits, errors, webhooks) is folded: at 1280 x 800 the Authorize
+    button and the first operations show without scrolling, and the guide opens with a click, without script
+    of ours (a <details>)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    watch = PageWatch(page)
+    page.goto(live.url + "/docs")
+    authorize = page.locator(".auth-wrapper .authorize")
+    sync_api.expect(authorize).to_be_visible()
+    box = authorize.bounding_box()
+    assert box["y"] + box["height"] <= 800, box
+    first = page.locator(".opblock").first
+    sync_api.expect(first).to_be_in_viewport()
+    sync_api.expect(page.get_by_role("heading", name="Rate limits")).to_be_hidden()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "docs-first-screen.png"))
+    page.locator(".info details summary").click()
+    sync_api.expect(page.get_by_role("heading", name="Rate limits")).to_be_visible()
+    sync_api.expect(page.locator(".info")).to_contain_text("enterprise 1,000")
+    assert watch.errors == []
     page.close()
 
 

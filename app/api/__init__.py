@@ -12,4 +12,4 @@ bp.before_request(refuse_nul)   # after authentication, as any 404 or 422: no ke
 bp.before_request(idempotency.begin)   # after authentication: keys are scoped to the partner
 bp.after_request(idempotency.finish)
 
-from . import assessments, catalog, generation, keys, webhooks  # noqa: E402,F401  (views register themselves on bp)
+from . import assessments, catalog, generation, keys, reports, webhooks  # noqa: E402,F401  (views register on bp)

@@ -17,7 +17,10 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 
 from ..catalog import METHODOLOGIES, PERSONAS
 from ..generation.content import ReportContentSchema
+from ..keys.service import TIER_LIMITS
+from ..ratelimit import key_limit_message
 from . import schemas as s
+from .reports import NOT_GENERATED
 
 JSON = "application/json"
 SERVICE = "Compliance Report Service"
@@ -38,7 +41,8 @@ ERROR_CODES: list[tuple[str, int, str, str]] = [
      "This API key is not allowed to submit 'HIPAA' assessments."),
     ("forbidden", 403, "Generic code of a 403 (no endpoint answers it today).", "This key may not do that."),
     ("not_found", 404, "Unknown id, another partner's (or the other mode's: see *Test mode*), an id that is not"
-     " a positive 64-bit integer, no content yet for a persona, or no such path.", "No assessment with that id."),
+     " a positive 64-bit integer, no content yet for a persona (or no report yet at all, on the all-reports read),"
+     " or no such path.", "No assessment with that id."),
     ("method_not_allowed", 405, "The method is not allowed on the path; `Allow` lists those that are.",
      "This method is not allowed on this resource."),
     ("generation_in_progress", 409, "A generation run holds the assessment (on generate and on delete); try again"
@@ -63,7 +67,9 @@ ERROR_CODES: list[tuple[str, int, str, str]] = [
      " endpoint.", "This Idempotency-Key was already used for a different request (another endpoint or body)."
      " Use a new key for a new request."),
     ("rate_limited", 429, "The key's hourly budget is spent; `Retry-After` (and `retryAfter` in the body) says"
-     " when a request is possible again.", "Rate limit exceeded. Try again later."),
+     " when a request is possible again, `limit` and `window` say the key's budget, and the sentence says how to"
+     " get a higher tier. (Failed authentication is limited per client address: that 429 has no `limit`.)",
+     key_limit_message(TIER_LIMITS["standard"], 3600, 7, SERVICE)),
     ("generation_busy", 429, "The partner already runs its maximum of concurrent generations (2); nothing was"
      " claimed. `Retry-After`: 10 s.", "Your account already runs 2 generations at once, the most allowed; try"
      " again when one of them ends."),
@@ -76,7 +82,7 @@ ERROR_MESSAGES = {code: message for code, _, _, message in ERROR_CODES}
 ERROR_EXTRAS: dict[str, dict] = {
     "validation_error": {"details": {"requirements.1.status": ["Must be one of: met, not_met, partially_met."],
                                      "requirements.2.id": ["Duplicate requirement id 'A.5.15'."]}},
-    "rate_limited": {"retryAfter": 1800},
+    "rate_limited": {"retryAfter": 1800, "limit": TIER_LIMITS["standard"], "window": "1 hour"},
 }
 
 
@@ -215,6 +221,38 @@ REPORT_CONTENT = {
     "readerRelation": "decision_maker", "knowledge": {"framework": "iso27001", "industry": "healthcare"},
     "livemode": True,
 }
+REPORT_CONTENT_CFO = {
+    "title": "ISO 27001: where the open items leave Northwind Clinics exposed to loss, and what to fund first",
+    "summary": "Read from finance, the open items are unpriced liabilities: the costs of response, interruption,"
+               " notification and contractual claims for which no budget line provides. Closing them is a cost"
+               " Northwind Clinics can plan and stage; the loss they leave open arrives at once and on no one's"
+               " schedule. At Northwind Clinics, the assessment points at Access control (A.5.15) and Information"
+               " backup (A.8.13).",
+    "sections": [
+        {"heading": "Already in place", "paragraphs": [], "bullets": ["A.5.1 Policies for information security: met"]},
+        {"heading": "What a bad quarter would look like",
+         "paragraphs": ["If one stolen sign-in opens email and the patient record, scheduling and billing systems to an"
+                        " intruder, and the week goes on containing it and answering patients, the cost lands on"
+                        " reserves rather than a budget line, and the insurance renewal that follows is priced on"
+                        " it."],
+         "bullets": []},
+    ],
+    "callToAction": "Our recommendation: approve a ring-fenced budget line this quarter for the open items named here,"
+                    " with the first release once the accountable owner presents a costed plan and later releases"
+                    " tied to evidence of closure, starting with Access control (A.5.15).",
+    "keyPoints": ["2 controls open across the assessment: 1 not met, 1 partly met",
+                  "First to close: Access control (A.5.15), not met, so ahead of the partly met items",
+                  "Cost to close: 6-13 person-days, about USD 4,320-15,600, over 2 weeks (by 16 March 2026)"],
+    "persona": "cfo", "personaLabel": "CFO", "category": "Executive", "methodology": "challenger",
+    "methodologyLabel": "Challenger Sale", "generatedAt": GENERATED_AT, "engine": "template",
+    "readerRelation": "decision_maker", "knowledge": {"framework": "iso27001", "industry": "healthcare"},
+    "livemode": True,
+}
+# ?persona=ciso&persona=cfo: persona order (CFO before CISO), whatever the order of the query.
+REPORT_LIST = {"reports": [REPORT_CONTENT_CFO, REPORT_CONTENT]}
+REPORT_LIST_NOT_GENERATED = {"error": NOT_GENERATED.format(id=ASSESSMENT_ID), "code": "not_found"}
+REPORT_LIST_INVALID = {"error": "Some fields are invalid; see details.", "code": "validation_error",
+                       "details": {"persona": [s.unknown_persona_message(["cfoo"])]}}
 USAGE = {
     "currency": "USD", "livemode": True, "total": {"assessments": 2, "reports": 49, "amount": 490},
     "keys": [{"keyId": 7, "key": "crs_…3b2b", "assessments": 1, "reports": 25, "amount": 250},
@@ -337,6 +375,10 @@ FAILED_FIELDS = [
 ]
 
 
+GUIDE_SUMMARY = ("<strong>Guide</strong>: test mode, rate limits and tiers, retrying safely, generating in the"
+                 " background, errors, webhooks and their signatures")
+
+
 def description() -> str:
     return "\n\n".join([
         "Submit a compliance assessment (a framework's requirements, each `met`, `partially_met` or `not_met`),"
@@ -344,14 +386,29 @@ def description() -> str:
         " your clients through embeddable pages. A signed webhook tells you when a generation run ends.",
         "Every path is under `/api/v1`; bodies are JSON (`Content-Type: application/json`, at most 1 MiB). Every"
         " request sends the API key as `Authorization: Bearer crs_` followed by 64 lowercase hex characters;"
-        " use **Authorize** above to try requests from this page (the key stays in this tab). Each key has an"
+        " use **Authorize** below to try requests from this page (the key stays in this tab). Each key has an"
         " hourly budget shared by all endpoints, reported in the `X-RateLimit-*` and `RateLimit` headers.",
+        "The first hour: `POST /api/v1/assessments`, then `POST /api/v1/assessments/{assessment_id}/generate`, then"
+        " `GET /api/v1/assessments/{assessment_id}/reports` reads all 25 reports in one request.",
+        # The guide is folded, so that Authorize and the operations are on the first screen (Swagger UI shows
+        # info.description above them); <details> needs no script, and the Markdown inside it is rendered.
+        f"<details id=\"guide\">\n<summary>{GUIDE_SUMMARY}</summary>",
         "## Test mode",
         "A key is a live key or a test key, fixed when it is issued; both look the same (`crs_` + 64 hex). The"
         " assessments a test key creates are real (reports, embed pages, webhooks) but carry `livemode: false`,"
         " are never billed (`GET /api/v1/usage` with a test key counts them at 0 USD) and their pages say"
         " *Test data*. Live and test keys never see each other's assessments or webhook deliveries: an id of the"
         " other mode answers 404, as another partner's would.",
+        "## Rate limits",
+        "Each key has one hourly budget shared by every `/api/v1` endpoint, counted on a sliding 1-hour window (a"
+        " request counts for exactly 3600 s): " + ", ".join(f"{tier} {n:,}" for tier, n in TIER_LIMITS.items())
+        + " requests an hour, by the key's tier (standard is the default). Every answer to a request with a valid key"
+        " carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (UTC epoch seconds) and the IETF"
+        " draft's `RateLimit-Policy` and `RateLimit`. Over the budget the answer is `429 rate_limited` with"
+        " `Retry-After`; its body adds `retryAfter` (seconds), the key's `limit` and `window`, and a sentence that"
+        " says how to get a higher tier: in the partner portal (Keys, Edit settings) up to your account's tier cap,"
+        " above it, whoever runs the service (the operator's `keys update` or `partners set-max-tier`). Reading a"
+        " run costs one request with `GET /api/v1/assessments/{assessment_id}/reports`, not one per persona.",
         "## Retrying safely: `Idempotency-Key`",
         "Every `POST` accepts an optional `Idempotency-Key` header (1 to 255 printable ASCII characters; a UUID"
         " is best). The first response is stored for 24 hours per partner; a retry with the same key and the same"
@@ -367,8 +424,8 @@ def description() -> str:
         " for the webhook.",
         "## Errors",
         "Every error is `{\"error\": \"<sentence>\", \"code\": \"<snake_case>\"}`, plus `details` for field errors"
-        " and `retryAfter` for `rate_limited`; never a stack trace or an HTML page. Branch on `code`, not on"
-        " the sentence.",
+        " and `retryAfter`, `limit` and `window` for `rate_limited`; never a stack trace or an HTML page. Branch on"
+        " `code`, not on the sentence.",
         _error_table(),
         "## Webhooks",
         "When a generation run ends, the key that called `generate` gets a `POST` to its webhook URL with a JSON"
@@ -409,6 +466,7 @@ def description() -> str:
         VERIFY_SNIPPET,
         "Or with the `standardwebhooks` library: `Webhook(secret.removeprefix(\"whsec_\")).verify(body, headers)`"
         " (it also refuses timestamps more than 5 minutes off).",
+        "</details>",
     ])
 
 
@@ -425,6 +483,24 @@ CURSOR_PARAM = {
                    " Only a value this endpoint handed out is accepted; any other string is"
                    " `422 validation_error` (`details.cursor`), which no JSON Schema can express.",
     "schema": {"type": "string"}}
+
+PERSONA_FILTER_PARAM = {
+    "name": "persona", "in": "query", "required": False, "style": "form", "explode": True, "example": ["ciso", "cfo"],
+    "description": "Only these personas' reports (ids of `GET /api/v1/personas`): repeat the parameter"
+                   " (`?persona=cfo&persona=ciso`) or separate ids with commas (`?persona=cfo,ciso`). The answer is"
+                   " in persona order either way. An unknown id is `422 validation_error` with `details.persona`."
+                   " Without it: every persona.",
+    "schema": {"type": "array", "items": {"type": "string", "enum": [p.id for p in PERSONAS]}}}
+REPORT_LIST_DESCRIPTION = (
+    "Every report of the assessment in one request, each exactly as"
+    " `GET /api/v1/assessments/{assessment_id}/reports/{persona}` answers it (`livemode` included), in the order of"
+    " `GET /api/v1/personas`: reading a run costs one request of the key's hourly budget instead of 25.\n\n"
+    "These are the reports of the latest run. A persona whose report failed in that run keeps its last good content,"
+    " as on the single read; one that never had content is left out, so `reports` may hold fewer than 25 (the"
+    " record's `reports[].status` says which failed). While a run goes on, the previous run's reports are answered."
+    " Before the assessment has any report (its first run has not ended) the answer is `404 not_found`, as on the"
+    " single read.\n\n"
+    "Not paginated: there are 25 reports at most.")
 
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7E]{1,255}$"
 IDEMPOTENCY_PARAM = {
@@ -557,6 +633,24 @@ def _operations() -> list[tuple[str, str, dict]]:
                                         " Retry-After says when to try again.", "rate_limited", "generation_busy"),
                           "503": _error("The service is restarting and cannot start a background run; Retry-After"
                                         " says when to try again.", "service_unavailable")}}),
+        ("/api/v1/assessments/{assessment_id}/reports", "get", {
+            "tags": ["Reports"], "summary": "Every report's content, in one request", "operationId": "listReports",
+            "parameters": [ID_PARAM, PERSONA_FILTER_PARAM],
+            "description": REPORT_LIST_DESCRIPTION,
+            "responses": {**_ok("The reports, in persona order.", "ReportList", examples=_examples(
+                                picked=("?persona=ciso&persona=cfo: two reports under Challenger, in persona order"
+                                        " (sections trimmed)", REPORT_LIST))),
+                          **AUTH_ERRORS,
+                          "404": {"description": "Unknown assessment, another partner's or the other mode's; or no"
+                                                 " report yet (before the first run ends).",
+                                  "content": {JSON: {"schema": "Error", "examples": _examples(
+                                      not_found=("Unknown id, or another partner's",
+                                                 _error_example("not_found")["value"]),
+                                      not_generated=("Not generated yet", REPORT_LIST_NOT_GENERATED))}}},
+                          "422": {"description": "An unknown persona id in `persona`, or another query parameter;"
+                                                 " details names it.",
+                                  "content": {JSON: {"schema": "Error", "examples": _examples(
+                                      validation_error=("?persona=cfoo", REPORT_LIST_INVALID))}}}}}),
         ("/api/v1/assessments/{assessment_id}/reports/{persona}", "get", {
             "tags": ["Reports"], "summary": "One report's content", "operationId": "getReport",
             "parameters": [ID_PARAM, {"name": "persona", "in": "path", "required": True, "example": "ciso",
@@ -668,7 +762,8 @@ def _operations() -> list[tuple[str, str, dict]]:
 
 TAGS = [
     {"name": "Assessments", "description": "Submit, list, read and erase assessments; rotate their tokens."},
-    {"name": "Reports", "description": "Generate the 25 reports of an assessment and read one."},
+    {"name": "Reports", "description": "Generate the 25 reports of an assessment; read them all in one request, or"
+                                       " one."},
     {"name": "Usage", "description": "What is billed."},
     {"name": "Key", "description": "The calling key's own settings: the day rate and currency its reports price"
                                    " effort at, and whether its clients' pages name the sales methodology."},
@@ -681,7 +776,8 @@ SCHEMAS = {
     "Error": s.ErrorSchema, "Submission": s.SubmissionSchema, "SubmissionAlt": s.SubmissionAltSchema,
     "Assessment": s.AssessmentSchema, "AssessmentPage": s.AssessmentPageSchema,
     "GenerateRequest": s.GenerateRequestSchema, "GenerationResult": s.GenerationResultSchema,
-    "ReportContent": ReportContentSchema, "Usage": s.UsageSchema, "PersonaList": s.PersonaListSchema,
+    "ReportContent": ReportContentSchema, "ReportList": s.ReportListSchema, "Usage": s.UsageSchema,
+    "PersonaList": s.PersonaListSchema,
     "MethodologyList": s.MethodologyListSchema, "Health": s.HealthSchema,
     "Delivery": s.DeliverySchema, "DeliveryPage": s.DeliveryPageSchema,
     "RedeliverFailed": s.RedeliverFailedSchema, "Redelivered": s.RedeliveredSchema,

@@ -6,8 +6,9 @@ import re
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID
+from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
 from ..embed.urls import embed_url, view_url
+from ..generation.content import ReportContentSchema
 from ..keys.service import CURRENCIES, MAX_DAY_RATE, MIN_DAY_RATE, TIER_LIMITS
 from .fields import FullMatch, StrictBoolean, StrictInteger, Text, UtcDateTime
 
@@ -121,6 +122,33 @@ class GenerateRequestSchema(Schema):
 class ListQuerySchema(Schema):
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(load_default=None)
+
+
+def unknown_persona_message(unknown: list[str]) -> str:
+    names = ", ".join(repr(p) for p in unknown)
+    return (f"Unknown persona{'s' if len(unknown) > 1 else ''} {names}. Must be one of:"
+            f" {', '.join(p.id for p in PERSONAS)}"
+            " (GET /api/v1/personas).")
+
+
+class PersonaFilter(fields.Field):
+    """`?persona=`: persona ids, the parameter repeated (`?persona=cfo&persona=ciso`) or comma-separated
+    (`?persona=cfo,ciso`), or both; loaded as a set. An empty or unknown id is refused, naming it."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        values = value if isinstance(value, list) else [value]
+        picked = [part.strip() for item in values for part in str(item).split(",")]
+        unknown = list(dict.fromkeys(p for p in picked if p not in PERSONA_BY_ID))
+        if unknown:
+            raise ValidationError(unknown_persona_message(unknown))
+        return frozenset(picked)
+
+
+class ReportsQuerySchema(Schema):
+    """The query of `GET /assessments/:id/reports`, from `request.args.to_dict(flat=False)`; other
+    parameters are refused, as on the paginated lists."""
+
+    persona = PersonaFilter(load_default=None)
 
 
 # ---------------------------------------------------------------- responses
@@ -345,11 +373,25 @@ class KeyUpdateSchema(Schema):
                                     metadata={"description": SHOW_METHODOLOGY_DESCRIPTION})
 
 
+class ReportListSchema(Schema):
+    """`GET /assessments/:id/reports`: the reports of the assessment in one answer, in persona order (the contract's
+    `reports` array; 25 at most, so not paginated)."""
+
+    reports = fields.List(fields.Nested(ReportContentSchema), metadata={
+        "description": "Each report exactly as `GET /api/v1/assessments/{assessment_id}/reports/{persona}` answers"
+                       " it, in the order of `GET /api/v1/personas`; a persona with no content yet is left out."})
+
+
 class ErrorSchema(Schema):
     error = fields.String(required=True)
     code = fields.String(required=True)
     details = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
-    retryAfter = fields.Integer()
+    retryAfter = fields.Integer(metadata={"description": "With `rate_limited`: whole seconds until a request is"
+                                                         " possible again (as `Retry-After`)."})
+    limit = fields.Integer(metadata={"description": "With `rate_limited` for a key's budget: the requests the key"
+                                                    " may make per `window`."})
+    window = fields.String(metadata={"description": "With `rate_limited` for a key's budget: the sliding window the"
+                                                    " `limit` counts over, `1 hour`."})
 
 
 class HealthSchema(Schema):
