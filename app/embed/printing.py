@@ -19,6 +19,7 @@ freed layout objects go back to Python's allocator, rarely to the system.
 from __future__ import annotations
 
 import gc
+import logging
 import multiprocessing
 import os
 import threading
@@ -26,13 +27,28 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 
 from weasyprint import CSS, HTML
+from weasyprint.text.ffi import ffi, fontconfig, pangoft2
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
 _STATIC = os.path.join(os.path.dirname(__file__), "static")
 _STYLESHEETS = ("embed.css", "pdf.css")
+# Fonts for the scripts a machine's own fonts may lack (Noto, SIL Open Font License 1.1), from packages that
+# setup.cfg installs with the app. pdf.css still asks for sans-serif only: a character that font lacks comes from the
+# first other font that has it, these included. Named in pdf.css, they would outrank the system's sans-serif for Latin
+# too; so would Noto Sans, which fontconfig prefers for sans-serif: it is left out, Latin and Greek and Cyrillic print
+# in the system's sans-serif as before (DejaVu Sans, which Debian's fontconfig installs).
+_FONTS = {
+    "manimgx_fonts": tuple(f"NotoSans{script}[wght].ttf" for script in (
+        "Arabic", "Hebrew", "Devanagari", "Bengali", "Gurmukhi", "Gujarati", "Oriya", "Tamil", "Telugu", "Kannada",
+        "Malayalam", "Sinhala", "Thai", "Lao", "Khmer", "Myanmar", "Armenian", "Georgian", "Ethiopic", "Symbols")) +
+    ("NotoEmoji[wght].ttf",),
+    "noto_cjk_sans_otc": ("NotoSansCJK-Regular.ttc",),   # Chinese, Japanese, Korean
+}
 
 
 def _fetcher() -> URLFetcher:
@@ -50,9 +66,34 @@ def _stamp() -> tuple:
     return tuple(os.stat(os.path.join(_STATIC, name)).st_mtime_ns for name in _STYLESHEETS)
 
 
+class _Fonts(FontConfiguration):
+    """The system's fonts and `_FONTS`, read where they are installed, through the same fontconfig calls as
+    WeasyPrint's `@font-face` support. (An `@font-face` rule would have WeasyPrint copy its file into a temporary
+    folder of the configuration's own, 26 MB for these, which a killed worker leaves behind.)"""
+
+    def __init__(self):
+        super().__init__()
+        for package, names in _FONTS.items():
+            for name in names:
+                try:
+                    path = os.fsencode(resources.files(package) / name)
+                except ModuleNotFoundError:
+                    path = b""
+                if not path or not fontconfig.FcConfigAppFontAddFile(self._config, path):
+                    logging.getLogger(__name__).error("PDF font %s/%s is missing: its script prints as empty boxes",
+                                                      package, name)
+        pangoft2.pango_fc_font_map_config_changed(ffi.cast("PangoFcFontMap *", self.font_map))
+
+
+@lru_cache(maxsize=1)
+def _fonts() -> FontConfiguration:
+    """A worker's fonts, loaded on its first print (fontconfig scans the files, ~40 ms) and kept."""
+    return _Fonts()
+
+
 def print_html(html: str) -> bytes:
     """The PDF of `html` with the embed and print stylesheets; loads nothing but `data:` URLs."""
-    return HTML(string=html, url_fetcher=_fetcher()).write_pdf(stylesheets=_stylesheets(_stamp()))
+    return HTML(string=html, url_fetcher=_fetcher()).write_pdf(stylesheets=_stylesheets(_stamp()), font_config=_fonts())
 
 
 def _resident_mb() -> float:
