@@ -132,7 +132,17 @@ def stop_background_work(app: Flask, deadline: float) -> None:
 def register_extensions(app: Flask) -> None:
     from . import database, generation, portal, webhooks
     from .embed import counter, pdf
-    from .extensions import csrf
+    from .extensions import compress, csrf
+
+    # First, so its after_request runs last, on the finished answer: pages and JSON over 1 KB are sent compressed
+    # where the client accepts it; each encoding has its own ETag and If-None-Match still gets 304. (The viewer page
+    # at 200 requirements: 67 KB, 7 KB compressed.) The static CSS and JS (18 KB, cached for a year) are files sent
+    # as they are: compressing them here would read them whole and leave the file open. PDFs are sent as they are.
+    app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "application/json"])
+    app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
+    app.config.setdefault("COMPRESS_MIN_SIZE", 1024)
+    app.config.setdefault("COMPRESS_STREAMS", False)
+    compress.init_app(app)
 
     database.init_app(app)
     generation.init_app(app)
