@@ -117,7 +117,10 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "OPENAI_MODEL": env.get("OPENAI_MODEL") or "gpt-4o-mini",
         "OPENAI_TIMEOUT_SECONDS": _float(env, "OPENAI_TIMEOUT_SECONDS", 60.0),
         "OPENAI_MAX_RETRIES": _int(env, "OPENAI_MAX_RETRIES", 2),
-        "OPENAI_MAX_CONCURRENCY": _int(env, "OPENAI_MAX_CONCURRENCY", 8, minimum=1),
+        # The operator's upper bound on calls in flight per LLM server and model (the contract's 25: a run's calls
+        # all leave at once where the server takes them, OpenAI or vLLM); under it the engine keeps to what the
+        # server says (llama.cpp's /props total_slots) or shows (429/503) it takes.
+        "OPENAI_MAX_CONCURRENCY": _int(env, "OPENAI_MAX_CONCURRENCY", 25, minimum=1),
         "OPENAI_MAX_TOKENS": _int(env, "OPENAI_MAX_TOKENS", 2000, minimum=1),
         "OPENAI_TEMPERATURE": _temperature(env),
         # Test keys are free (never billed), so by default their runs use the template engine; the operator

@@ -12,11 +12,12 @@ from app import create_app
 from app.catalog import PERSONAS
 from app.extensions import db
 from app.generation.facts import AssessmentFacts, RequirementFact
+from app.generation.negotiation import Negotiator
 from app.generation.template_engine import TemplateEngine
 from app.keys.service import issue_api_key
 from tests.support.fake_openai import FakeOpenAIServer
 
-from .llm_server import llm_server
+from .llm_server import llm_server, llm_server_process
 
 STATUSES = ("met", "not_met", "partially_met")
 TITLES = ("Access control", "Information backup", "Supplier agreements", "Incident response planning",
@@ -111,6 +112,57 @@ def bench_slots(call_time: float = 0.5) -> list[tuple[int, float, float]]:
     return rows
 
 
+# (label, slots, GET /props says how many, status past the slots: None queues there, as llama-server does)
+SERVERS = (("unlimited (OpenAI, vLLM)", None, False, None),
+           ("8 slots, said at /props (llama-server --parallel 8)", 8, True, None),
+           ("2 slots, said at /props (llama-server --parallel 2)", 2, True, None),
+           ("8 slots, unsaid, 429 past them (Retry-After 0)", 8, False, 429),
+           ("2 slots, unsaid, 429 past them (Retry-After 0)", 2, False, 429))
+
+
+def bench_default_concurrency(call_time: float = 0.5, runs: int = 3) -> list[dict]:
+    """Generate with the default settings (no OPENAI_MAX_CONCURRENCY) against loopback servers of each kind,
+    each in its own process.
+
+    Per server: the process's first run (it negotiates the response format with one call alone first),
+    then the median of `runs` more, in call times; the most calls the server had at once over all runs
+    (in service; in flight, queued there included), the refusals it sent, and the reports that failed or
+    fell back to the template engine.
+    """
+    rows = []
+    for label, slots, report, refuse in SERVERS:
+        Negotiator.forget()
+        with llm_server_process(call_time, slots=slots, report_slots=report, refuse=refuse) as server, \
+                tempfile.TemporaryDirectory() as directory:
+            app, auth = make_app(directory, REPORT_ENGINE="openai", OPENAI_BASE_URL=server.base_url,
+                                 OPENAI_API_KEY="bench")
+            try:
+                client = app.test_client()
+                assessment_id = submit(client, auth, 20)
+                first, lost = _generate(client, auth, assessment_id)
+                later = []
+                for _ in range(runs):
+                    wall, failed = _generate(client, auth, assessment_id)
+                    later.append(wall)
+                    lost += failed
+            finally:
+                app.extensions["report_engine"].close()
+                app.extensions["generation_pool"].shutdown()
+        stats = server.stats
+        rows.append({"server": label, "first": first / call_time, "later": statistics.median(later) / call_time,
+                     "goal": math.ceil(25 / slots) if slots else 1, "in_service": stats.get("max_in_service"),
+                     "in_flight": stats.get("max_concurrency"), "refused": stats.get("refused"), "lost": lost})
+    return rows
+
+
+def _generate(client, auth, assessment_id: int) -> tuple[float, int]:
+    """(wall time, reports not written by the LLM: failed, or written by the template engine instead)."""
+    start = time.perf_counter()
+    result = client.post(f"/api/v1/assessments/{assessment_id}/generate", headers=auth).get_json()
+    elapsed = time.perf_counter() - start
+    return elapsed, sum(r["status"] != "completed" or r["engine"] != "openai" for r in result["reports"])
+
+
 def bench_template_engine(runs: int = 15) -> list[tuple[int, float, float]]:
     """(requirements, median ms, p90 ms) to write all 25 reports from fresh facts."""
     engine = TemplateEngine()
@@ -158,6 +210,14 @@ def main() -> None:
     print("|---|---|---|")
     for slots, wall, expected in bench_slots():
         print(f"| {slots} | {wall:.2f} s | {expected:.1f} s |")
+    print("\nopenai engine with the default settings (no OPENAI_MAX_CONCURRENCY), 0.5 s a call, in call times:"
+          " the process's first run, then the median of 3:\n")
+    print("| server | first run | later runs | goal, ceil(25 / slots) | most in service | most in flight |"
+          " refusals | reports lost |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in bench_default_concurrency():
+        print(f"| {row['server']} | {row['first']:.2f} | {row['later']:.2f} | {row['goal']} | {row['in_service']}"
+              f" | {row['in_flight']} | {row['refused']} | {row['lost']} |")
     print("\ntemplate engine, 25 reports from fresh facts, median of 15:\n")
     print("| requirements | 25 reports, median (goal ≤ 50 ms at 200) | p90 |")
     print("|---|---|---|")

@@ -5,19 +5,22 @@ facts with their sources, statuses and headings), fully rendered; the shared par
 is identical in the run's 25 calls, so a provider's prompt cache can serve it. The answer is
 checked before it is stored (`grounding.py`): one retry with the errors in the conversation, then
 the template engine writes that persona's report and says so. Structured output is negotiated once
-per base URL and model (`negotiation.py`), calls in flight are capped across the process, and the
-tokens the provider reports are summed per run.
+per base URL and model, calls in flight are limited per base URL and model across the process to what
+the server takes (both in `negotiation.py`), and the tokens the provider reports are summed per run.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import logging
+import random
 import threading
+import time
 from dataclasses import replace
 
 from marshmallow import ValidationError
-from openai import OpenAI
+from openai import APIStatusError, OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
@@ -26,7 +29,7 @@ from .consistency import ReportInconsistency, check_report
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
 from .grounding import GroundingError, check_grounding
-from .negotiation import Negotiator, extract_json
+from .negotiation import Limiter, Negotiator, extract_json
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, basis_sentence, money
 from .reading import infos_of, reason_order, slots_for, subjects_of, why_first
@@ -59,6 +62,11 @@ RETRY_PROMPT = ("That answer cannot be stored: {errors}. Answer again with the w
                 "citing only requirements of the assessment with their statuses as given.")
 _content_schema = EngineContentSchema()
 _template = TemplateEngine()
+# A server that is full says so with a 429 (a proxy's or provider's limit) or a 503 (llama.cpp past its
+# slots, Ollama with a full queue): the limiter hears it, and the call waits it out and queues again.
+OVERLOADED = (429, 503)
+MAX_BUSY_RETRIES = 10      # such waits per call while the server answers others (beyond OPENAI_MAX_RETRIES)
+MAX_RETRY_AFTER = 60.0     # a longer Retry-After fails the call, as the client's own retries do
 
 
 class EngineOutputError(ValueError):
@@ -208,21 +216,47 @@ class Usage:
         return {"promptTokens": self.prompt, "completionTokens": self.completion, "cachedTokens": self.cached}
 
 
+def retry_after(headers) -> float | None:
+    """The seconds a refusal asks to wait: OpenAI's `retry-after-ms`, or `Retry-After` in seconds or as a date."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            return max(0.0, float(raw) * scale)
+        except ValueError:
+            pass
+        date = email.utils.parsedate_tz(raw) if scale == 1.0 else None
+        if date is not None:
+            return max(0.0, email.utils.mktime_tz(date) - time.time())
+    return None
+
+
+class _Client(OpenAI):
+    """The client with its own retries (connection errors, timeouts, 408, 409, 5xx) but for a 429 or
+    503, which it hands back at once for the engine to wait out off the limiter (`_call`). The hook is
+    the client's own; test_a_429_with_retry_after_is_waited_out fails if it stops being called."""
+
+    def _should_retry(self, response) -> bool:
+        return response.status_code not in OVERLOADED and super()._should_retry(response)
+
+
 class OpenAIEngine:
     """One chat completion per persona (two when the first answer fails its checks)."""
 
     name = "openai"
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, timeout: float,
-                 max_retries: int, max_concurrency: int = 8, max_tokens: int = 2000, temperature: float = 0.2):
+                 max_retries: int, max_concurrency: int = 32, max_tokens: int = 2000, temperature: float = 0.2):
         self.model, self.max_tokens, self.temperature = model, max_tokens, temperature
-        # The client's own transport (httpx), timeouts, retries (a 429's Retry-After included) and errors.
-        self.client = OpenAI(api_key=api_key or "not-set", base_url=base_url, timeout=timeout,
-                             max_retries=max_retries)
+        self.timeout = timeout
+        # The client's own transport (httpx), timeouts and errors; its retries but for a 429 or 503.
+        self.client = _Client(api_key=api_key or "not-set", base_url=base_url, timeout=timeout,
+                              max_retries=max_retries)
         self.negotiator = Negotiator.for_server(str(self.client.base_url), model)
-        # Calls in flight to the provider, across every run of the process. Taken before a call
-        # leaves, so the client's timeout counts from then, not while the call waits for a slot.
-        self.slots = threading.BoundedSemaphore(max_concurrency)
+        # Calls in flight to this server and model, across every engine and run of the process: at
+        # most `max_concurrency`, and no more than the server takes (negotiation.Limiter).
+        self.negotiator.limiter.configure(max_concurrency)
 
     def messages(self, facts: AssessmentFacts, persona_id: str, methodology_id: str) -> list[dict]:
         """The prompt: no company id (facts has none) and no display name (applied afterwards)."""
@@ -272,12 +306,46 @@ class OpenAIEngine:
         return {**apply_display_name(content, facts.display_name), "_usage": usage.as_dict()}
 
     def _call(self, body: dict, usage: Usage) -> str | None:
-        """One completion: the message text, or None. Raises the client's errors."""
+        """One completion: the message text, or None. Raises the client's errors.
+
+        The call takes its place in the limiter before it leaves, so the client's timeout counts from
+        then, not while it waits. A 429 or 503 (but for a spent quota) is the server saying it is full:
+        the place goes back, the call waits out the Retry-After (a backoff without one) and queues
+        again; up to MAX_BUSY_RETRIES times while the server answers other calls (busy, not down),
+        else as one of the client's retries (OPENAI_MAX_RETRIES).
+        """
         body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": self.temperature, **body}
-        with self.slots:
-            # `client.post` (the documented route for raw bodies) skips `create`'s transform of typed
-            # parameters; `cast_to=object` keeps the JSON as the server sent it.
-            completion = self.client.post("/chat/completions", body=body, cast_to=object)
+        limiter = self.negotiator.limiter
+        busy = retries = 0
+        while True:
+            epoch = limiter.acquire(self._server_slots)
+            outcome = Limiter.FAILED
+            try:
+                # `client.post` (the documented route for raw bodies) skips `create`'s transform of typed
+                # parameters; `cast_to=object` keeps the JSON as the server sent it.
+                completion = self.client.post("/chat/completions", body=body, cast_to=object)
+                outcome = Limiter.OK
+            except APIStatusError as exc:
+                if exc.status_code not in OVERLOADED or exc.code == "insufficient_quota":
+                    raise
+                outcome, status = Limiter.OVERLOADED, exc.status_code
+                wait = retry_after(exc.response.headers)
+                if limiter.serving() and busy < MAX_BUSY_RETRIES:
+                    busy += 1
+                elif retries < self.client.max_retries:
+                    retries += 1
+                else:
+                    raise
+                if wait is None:     # the client's backoff: 0.5 s doubling to 8 s, less up to a quarter
+                    wait = min(0.5 * 2 ** (busy + retries - 1), 8.0) * (1 - 0.25 * random.random())  # noqa: S311
+                elif wait > MAX_RETRY_AFTER:
+                    raise
+            finally:
+                limiter.release(epoch, outcome)
+            if outcome == Limiter.OK:
+                break
+            log.info("the LLM server is full (%s): waiting %.1f s for another try", status, wait)
+            time.sleep(wait)
         if not isinstance(completion, dict):
             raise EngineOutputError("the server's answer is not a chat completion")
         usage.add(completion.get("usage"))
@@ -292,6 +360,15 @@ class OpenAIEngine:
             return _content_schema.load(json.loads(extract_json(text or "")))
         except (ValueError, TypeError, ValidationError) as exc:
             raise EngineOutputError(f"the answer is not a report in the schema: {exc}") from None
+
+    def _server_slots(self) -> int | None:
+        """How many calls the server serves at once, where it says: llama.cpp's llama-server answers GET
+        /props (at its root, beside /v1) with `total_slots`, its --parallel. Others answer 404: raises."""
+        root = str(self.client.base_url).rstrip("/").removesuffix("/v1")
+        props = self.client.get(f"{root}/props", cast_to=object,
+                                options={"max_retries": 0, "timeout": min(5.0, self.timeout)})
+        slots = props.get("total_slots") if isinstance(props, dict) else None
+        return slots if type(slots) is int and slots > 0 else None
 
     def close(self) -> None:
         self.client.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from sqlalchemy import select
@@ -253,14 +254,20 @@ def test_calls_in_flight_are_capped_and_the_timeout_counts_from_the_slot(app_fac
 
 def test_a_429_with_retry_after_is_waited_out(app_factory, make_key, fake_openai):
     # The run's first call goes alone (it finds the response format for the others): it meets both
-    # 429s, waits out each Retry-After and succeeds on its third attempt.
+    # 429s, waits out each Retry-After and succeeds on its third attempt (the server has answered
+    # nothing yet, so both waits are two of the call's OPENAI_MAX_RETRIES).
     fake_openai.rate_limit_first = 2
     fake_openai.retry_after = 0.2
     app = app_factory(REPORT_ENGINE="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_API_KEY="test",
                       OPENAI_MAX_RETRIES=2, OPENAI_TIMEOUT_SECONDS=5)
     client, auth, record = setup(app, make_key)
+    started = time.monotonic()
     result = generate(client, auth, record["id"]).get_json()
     assert result["failedReports"] == 0 and len(fake_openai.requests) == 27
+    assert time.monotonic() - started >= 0.4
+    # The 429s came back to the engine, not retried inside the client: the process's limit for the
+    # server came down from 32 (halved twice, then grown back a little by the run's successes).
+    assert app.extensions["report_engine"].negotiator.limiter.limit < 16
 
 
 def test_an_answer_citing_an_unknown_id_is_corrected_or_replaced_never_stored(openai_app, make_key, fake_openai):

@@ -10,6 +10,8 @@ official `openai` client at it (``OpenAI(api_key="test", base_url=server.base_ur
         server.hang_for.add("coo")              # the COO's report takes `hang_seconds` (30 s)
         server.reject_json_schema = 400         # a llama-cpp-python-like server: no json_schema
         server.slots = 4                        # a llama.cpp server with 4 slots
+        server.report_slots = True              # ... that says so at GET /props (total_slots)
+        server.refuse_beyond_slots = 429        # ... and refuses, not queues, a request past them
         ...
         assert len(server.calls_for("cfo")) == 1
         assert server.max_concurrency >= 20
@@ -30,6 +32,9 @@ Endpoints:
   ``prompt_tokens_details.cached_tokens``: the tokens of the messages up to and including the
   first user message (the system prompt and the shared part a provider's prompt cache serves).
 - ``GET /v1/models``: one model, ``fake-model``.
+- ``GET /props`` (at the server's root, as llama.cpp's llama-server serves it): with `report_slots`
+  and `slots` set, llama-server's server properties, ``total_slots`` being `slots`; otherwise 404,
+  as OpenAI, vLLM and Ollama answer. `props_requests` counts the asks.
 - anything else: 404 with an OpenAI-shaped error body.
 
 The prompt, as the app's `openai` engine writes it: a system message; a user message (the shared
@@ -76,6 +81,10 @@ Behaviours (attributes, all put back by `reset()`), in order of precedence:
   gets its slot, as on a llama.cpp server started with ``--parallel N``. Answers sent at once (the
   429s, the rejections, an unparseable body) take no slot. `max_in_service` records the most
   requests holding a slot at once; `max_concurrency` the most in flight, queued ones included.
+  `refuse_beyond_slots` (None, 429 or 503): a request that finds every slot taken (or others
+  queued) is answered at once with that status and ``Retry-After: <retry_after>`` instead of
+  queueing, as a proxy with a concurrency limit (429) or Ollama with a full queue (503) answers;
+  `refused` counts those answers.
 - `gzip` (bool): response bodies are gzip-compressed (``Content-Encoding: gzip``) when the
   request's ``Accept-Encoding`` allows gzip. `chunked` (bool): responses are sent with
   ``Transfer-Encoding: chunked``, in several chunks, instead of a ``Content-Length``.
@@ -343,6 +352,14 @@ def _rate_limit_body(model: str, retry_after: float) -> dict:
     }}
 
 
+def _props(slots: int) -> dict:
+    """llama-server's GET /props, the fields a client reads; `total_slots` is its `--parallel`."""
+    return {"default_generation_settings": {"n_ctx": 8192, "params": {"n_predict": -1, "temperature": 0.8}},
+            "total_slots": slots, "model_alias": MODEL_ID, "model_path": f"/models/{MODEL_ID}.gguf",
+            "chat_template": "", "modalities": {"vision": False, "audio": False}, "build_info": "b0-fake",
+            "is_sleeping": False}
+
+
 def _format_type(body: dict) -> str | None:
     """The response_format type of a request: ``json_schema``, ``json_object``, ``text``... or None."""
     fmt = body.get("response_format")
@@ -507,6 +524,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(200, {"object": "list", "data": [
                 {"id": MODEL_ID, "object": "model", "created": 1700000000, "owned_by": "fake-openai"},
             ]})
+        if self._path() == "/props":
+            with owner._lock:
+                owner.props_requests += 1
+            if owner.report_slots and owner.slots is not None:
+                return self._send_json(200, _props(owner.slots))
         self._not_found()
 
     def do_POST(self) -> None:
@@ -571,7 +593,10 @@ class _Handler(BaseHTTPRequestHandler):
         found = _persona_line(body)
         persona, role = found if found else (None, None)
         wait = owner.hang_seconds if persona is not None and persona in owner.hang_for else owner.latency
-        started = owner._take_slot(self._arrived)
+        refuse = owner.refuse_beyond_slots
+        started = owner._take_slot(self._arrived, refuse=refuse is not None)
+        if started is None:      # every slot taken: refused at once, with when to come back
+            return self._send_json(refuse, _error_body(refuse), {"Retry-After": f"{owner.retry_after:g}"})
         try:
             status, payload = self._completion(owner, body, persona, role)
             data = json.dumps(payload).encode()
@@ -667,6 +692,10 @@ class FakeOpenAIServer:
         self.rate_limit_first: int = 0
         self.retry_after: float = DEFAULT_RETRY_AFTER
         self.slots: int | None = None
+        self.report_slots: bool = False
+        self.refuse_beyond_slots: int | None = None
+        self.refused: int = 0
+        self.props_requests: int = 0
         self.gzip: bool = False
         self.chunked: bool = False
         self.max_concurrency: int = 0
@@ -729,7 +758,10 @@ class FakeOpenAIServer:
             self.max_concurrency = self._active
             self.max_in_service = self._in_service
             self.slots = None
+            self.refused = self.props_requests = 0
             self._slot_free.notify_all()
+        self.report_slots = False
+        self.refuse_beyond_slots = None
         self.status_for.clear()
         self.malformed_for.clear()
         self.hang_for.clear()
@@ -771,11 +803,15 @@ class FakeOpenAIServer:
         with self._lock:
             self._active -= 1
 
-    def _take_slot(self, arrived: float) -> float:
-        """Wait, in arrival order, for a slot; when the request's latency starts (`arrived` if it did not queue)."""
+    def _take_slot(self, arrived: float, refuse: bool = False) -> float | None:
+        """Wait, in arrival order, for a slot; when the request's latency starts (`arrived` if it did not queue).
+        With `refuse`, None at once (counted in `refused`) instead of waiting."""
         ticket = object()
         waited = False
         with self._slot_free:
+            if refuse and (self._queue or (self.slots is not None and self._in_service >= self.slots)):
+                self.refused += 1
+                return None
             self._queue.append(ticket)
             try:
                 while self._queue[0] is not ticket or (self.slots is not None and self._in_service >= self.slots):
