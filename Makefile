@@ -54,6 +54,10 @@ check-locks: $(STAMP)
 	$(BIN)/python requirements/check_locks.py
 
 run: $(STAMP)
+	@$(BIN)/python -c "import weasyprint" >/dev/null 2>&1 || { echo "make run: WeasyPrint, which prints the PDFs," \
+		"cannot load Pango 1.44 or newer from the system: install it (Debian/Ubuntu: sudo apt install" \
+		"libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0; macOS: brew install pango) and run make run again." >&2; \
+		exit 1; }
 	$(BIN)/flask --app wsgi db upgrade
 	$(BIN)/flask --app wsgi keys ensure-demo --base-url http://$(HOST):$(PORT)
 	@echo "Serving on http://$(HOST):$(PORT) with $(WAITRESS_THREADS) threads"
