@@ -10,7 +10,7 @@ couple of rejected calls, not 75.
 
 Calls in flight, limited per server and model across the process's runs (`Limiter`): as many as the
 server takes, found without configuration. OpenAI and vLLM take a run's 25 calls at once, so the
-limit starts at the operator's cap (OPENAI_MAX_CONCURRENCY, 32 by default). llama.cpp's llama-server
+limit starts at the operator's cap (OPENAI_MAX_CONCURRENCY, 25 by default). llama.cpp's llama-server
 says how many slots it has (GET /props, `total_slots`): asked once, while the first call goes alone,
 and the limit is that. A server that says nothing and refuses what it cannot take (a 429 or 503)
 halves the limit, down to 1; successes while the limit binds grow it back by one per limit's worth,
@@ -81,7 +81,7 @@ class Limiter:
     OK, OVERLOADED, FAILED = "ok", "overloaded", "failed"
     BUSY_SECONDS = 60.0   # a server that answered a call this recently and refuses one is busy, not down
 
-    def __init__(self, cap: int = 32) -> None:
+    def __init__(self, cap: int = 25) -> None:
         self._changed = threading.Condition()
         self.cap = self.limit = cap
         self.slots: int | None = None     # what the server said it takes, if it did
@@ -179,7 +179,7 @@ class Negotiator:
 
     def _start_over(self) -> None:
         self.mode = 0
-        self.limiter = Limiter(self.limiter.cap if hasattr(self, "limiter") else 32)
+        self.limiter = Limiter(self.limiter.cap if hasattr(self, "limiter") else 25)
         self._lock = threading.Lock()
         self._probing = False
         self._known = threading.Event()   # set once a call has come back (or the first one gave up)

@@ -247,7 +247,7 @@ class OpenAIEngine:
     name = "openai"
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, timeout: float,
-                 max_retries: int, max_concurrency: int = 32, max_tokens: int = 2000, temperature: float = 0.2):
+                 max_retries: int, max_concurrency: int = 25, max_tokens: int = 2000, temperature: float = 0.2):
         self.model, self.max_tokens, self.temperature = model, max_tokens, temperature
         self.timeout = timeout
         # The client's own transport (httpx), timeouts and errors; its retries but for a 429 or 503.
