@@ -251,3 +251,12 @@ def test_the_owners_incident_sentence_is_not_a_chain_of_ands():
         for p in (p for s in report["sections"] for p in s["paragraphs"]):
             if p.startswith("What a serious incident would mean:"):
                 assert p.count(", and ") <= 1, p
+
+
+def test_no_report_calls_an_assessor_an_examiner():
+    """Panel (TISAX, SOC 2): "show examiners whether ..." is a bank regulator's word; the frameworks' assessors are
+    audit providers, service auditors, QSAs, certification bodies."""
+    for case in ("tisax_automotive", "soc2_saas", "pci_retail"):
+        for persona in ("board_member", "cfo", "external_auditor", "ciso"):
+            report, _ = write(case, persona, "value_selling")
+            assert "examiner" not in body(report).lower(), (case, persona)
