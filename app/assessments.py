@@ -11,6 +11,7 @@ from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, not_, or_
 from sqlalchemy.orm import joinedload, selectinload
 from werkzeug.routing import BaseConverter
 
+from . import progress
 from .embed.urls import embed_url, view_url
 from .errors import ApiError, not_found
 from .extensions import db
@@ -18,6 +19,8 @@ from .generation.scoring import compliance_score
 from .keys.auth import AuthenticatedKey
 from .models import Assessment, Report, Requirement, WebhookDelivery, iso_utc, utcnow
 from .pagination import MAX_ID, paginate
+
+LINK_AUTOMATICALLY = object()   # a submission without previousAssessmentId
 
 
 def new_token() -> str:
@@ -63,6 +66,10 @@ def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
                        f"This API key is not allowed to submit {data['framework']!r} assessments.")
     counts = Counter(r["status"] for r in data["requirements"])
     total = len(data["requirements"])
+    # Absent: link to the client's most recent earlier assessment; an id: to that one; null: to none.
+    linking = data.get("previous_assessment_id", LINK_AUTOMATICALLY)
+    if linking is not None:
+        progress.serialise_links(key)
     assessment = Assessment(
         partner_id=key.partner_id, api_key_id=key.id, external_company_id=data["company_id"],
         industry=data["industry"], framework=data["framework"], has_policy=data["has_policy"],
@@ -75,6 +82,8 @@ def create_assessment(key: AuthenticatedKey, data: dict) -> Assessment:
     db.session.flush()
     db.session.execute(insert(Requirement), [
         {"assessment_id": assessment.id, "position": i, **r} for i, r in enumerate(data["requirements"])])
+    if linking is not None:
+        progress.link(key, assessment, None if linking is LINK_AUTOMATICALLY else linking)
     db.session.commit()
     return assessment
 
@@ -144,7 +153,7 @@ def assessment_record(key: AuthenticatedKey, assessment_id: int) -> dict:
                      "fallbackReason": x.fallback_reason} for x in rows if x.persona is not None],
         "createdAt": iso_utc(row.created_at), "updatedAt": iso_utc(row.updated_at),
         "generatedAt": iso_utc(row.generated_at), "llmUsage": row.llm_usage, "livemode": row.livemode,
-        "reportsDone": row.reports_done,
+        "reportsDone": row.reports_done, "previousAssessmentId": row.previous_assessment_id, "change": row.change,
     }
 
 
@@ -167,7 +176,11 @@ def delete_assessment(key: AuthenticatedKey, assessment_id: int) -> None:
 
     409 while a run holds it: the run would store reports, bill and send a webhook for an erased
     assessment. The check and the erasure are one statement, so no run can start in between.
+
+    The later assessments compared with it are unlinked, keeping their counts (app/progress.py).
     """
+    progress.serialise_links(key)
+    unlinked = progress.unlink_from(key, assessment_id)
     erased = db.session.execute(
         delete(Assessment).where(Assessment.id == assessment_id, owned_by(key), not_(running_claim(current_app.config)))
         .execution_options(synchronize_session=False))
@@ -179,6 +192,7 @@ def delete_assessment(key: AuthenticatedKey, assessment_id: int) -> None:
     # Requirements, reports, PDFs and idempotent answers go with it (ON DELETE CASCADE); deliveries have
     # no foreign key.
     db.session.execute(delete(WebhookDelivery).where(WebhookDelivery.assessment_id == assessment_id))
+    progress.forget_erased(unlinked, assessment_id)
     db.session.commit()
 
 

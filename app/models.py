@@ -116,7 +116,9 @@ class ApiKey(db.Model):
 
 class Assessment(db.Model):
     __tablename__ = "assessments"
-    __table_args__ = NEVER_REUSED
+    # The client's earlier assessments are looked up by partner, mode and companyId, newest first (app/progress.py).
+    __table_args__ = (Index("ix_assessments_client", "partner_id", "livemode", "external_company_id", "id"),
+                      NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     partner_id: Mapped[int] = mapped_column(ForeignKey("partners.id"), index=True)
@@ -152,6 +154,12 @@ class Assessment(db.Model):
     run_key_id: Mapped[int | None] = mapped_column(BigInteger)
     run_recoveries: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     run_base_url: Mapped[str | None] = mapped_column(String(2048))   # of the request that started it: its links
+    # Progress (app/progress.py): the client's earlier assessment this one is compared with (same partner and mode;
+    # null when none, when the submission turned linking off, or once that one is erased) and what changed since,
+    # computed when the link is made and kept: erasing the earlier one leaves the counts as they were written.
+    previous_assessment_id: Mapped[int | None] = mapped_column(
+        ForeignKey("assessments.id", ondelete="SET NULL"), index=True)
+    change: Mapped[dict | None] = mapped_column(JSON)
 
     api_key: Mapped[ApiKey] = relationship()
     requirements: Mapped[list[Requirement]] = relationship(

@@ -423,7 +423,8 @@ def test_description_covers_test_mode_and_the_webhooks(document):
 def test_webhook_examples_have_the_fields_of_real_payloads(app):
     """The documented payloads carry exactly the fields app/webhooks/outbox.py writes."""
     record = {"id": 1, "externalCompanyId": "c", "framework": "ISO 27001", "complianceScore": 50.0,
-              "embedToken": "t", "embedUrl": "u", "livemode": True,
+              "embedToken": "t", "embedUrl": "u", "livemode": True, "previousAssessmentId": 297,
+              "change": openapi.CHANGE,
               "reports": [{"persona": "ciso", "viewToken": "v", "viewUrl": "/embed/report/v"}]}
     with app.app_context():
         _same_keys(openapi.WEBHOOK_COMPLETED, completed_payload(record, 0, utcnow()), "completed")

@@ -141,6 +141,27 @@ SUBMISSION_ALT_EXAMPLE = {
 }
 
 
+PREVIOUS_ID = 297
+PREVIOUS_CREATED_AT = "2025-12-01T10:02:44.118201Z"
+# The client's assessment of the quarter before (PREVIOUS_ID), as its requirements were submitted: "A 8.13" is the
+# same control as "A.8.13". CHANGE is what the service works out between it and SUBMISSION_EXAMPLE.
+PREVIOUS_REQUIREMENTS = [("A.5.15", "not_met"), ("A 8.13", "not_met"), ("A.5.1", "partially_met"),
+                         ("A.5.19", "met")]
+CHANGE = {
+    "closed": 1, "improved": 1, "regressed": 0, "new": 0, "dropped": 1, "stillOpen": 2,
+    "scoreBefore": 37.5, "scoreAfter": 50.0,
+    "closedIds": ["A.5.1"], "improvedIds": ["A.8.13"], "regressedIds": [], "newIds": [], "droppedIds": ["A.5.19"],
+    "stillOpenIds": ["A.5.15", "A.8.13"], "openSince": PREVIOUS_CREATED_AT,
+}
+SUBMISSION_LINKED_EXAMPLE = {**SUBMISSION_EXAMPLE, "previousAssessmentId": PREVIOUS_ID}
+SUBMISSION_UNLINKED_EXAMPLE = {**SUBMISSION_EXAMPLE, "previousAssessmentId": None}
+PREVIOUS_INVALID = {
+    "error": "Some fields are invalid; see details.", "code": "validation_error",
+    "details": {"previousAssessmentId": ["Must be the id of one of your earlier assessments made with a key of the"
+                                         " same mode (live or test), or null to compare with none."]},
+}
+
+
 def _report_link(persona: str, token: str) -> dict:
     return {"persona": persona, "viewToken": token, "viewUrl": f"/embed/report/{token}", "status": "completed",
             "viewCount": 0, "engine": "template", "fallbackReason": None}
@@ -156,16 +177,19 @@ def _assessment(**changes) -> dict:
         "status": "submitted", "methodology": None, "embedToken": EMBED_TOKEN,
         "embedUrl": f"{BASE_URL}/embed/assessment/{EMBED_TOKEN}", "reports": [],
         "createdAt": CREATED_AT, "updatedAt": CREATED_AT, "generatedAt": None, "llmUsage": None,
-        "livemode": True, "reportsDone": 0,
+        "livemode": True, "reportsDone": 0, "previousAssessmentId": None, "change": None,
     }
     record.update(changes)
     return record
 
 
 ASSESSMENT_SUBMITTED = _assessment(updatedAt="2026-03-02T09:14:07.512338Z")
+ASSESSMENT_LINKED = _assessment(updatedAt="2026-03-02T09:14:07.512338Z", previousAssessmentId=PREVIOUS_ID,
+                                change=CHANGE)
 ASSESSMENT_COMPLETED = _assessment(
     status="completed", methodology="challenger", updatedAt="2026-03-02T09:15:41.236107Z", generatedAt=GENERATED_AT,
-    reports=[_report_link(p, t) for p, t in VIEW_TOKENS.items()], reportsDone=25)
+    reports=[_report_link(p, t) for p, t in VIEW_TOKENS.items()], reportsDone=25, previousAssessmentId=PREVIOUS_ID,
+    change=CHANGE)
 ASSESSMENT_ROTATED = _assessment(
     **{**ASSESSMENT_COMPLETED, "embedToken": ROTATED_EMBED_TOKEN,
        "embedUrl": f"{BASE_URL}/embed/assessment/{ROTATED_EMBED_TOKEN}", "updatedAt": "2026-03-04T16:02:55.904417Z",
@@ -290,7 +314,7 @@ WEBHOOK_COMPLETED = {
     "framework": "ISO 27001", "complianceScore": 50.0, "status": "completed", "totalReports": 25, "failedReports": 0,
     "embedToken": EMBED_TOKEN, "embedUrl": f"{BASE_URL}/embed/assessment/{EMBED_TOKEN}",
     "reports": [{"persona": p, "viewToken": t, "viewUrl": f"/embed/report/{t}"} for p, t in VIEW_TOKENS.items()],
-    "livemode": True, "timestamp": "2026-03-02T09:15:41.239877Z",
+    "previousAssessmentId": PREVIOUS_ID, "change": CHANGE, "livemode": True, "timestamp": "2026-03-02T09:15:41.239877Z",
 }
 WEBHOOK_FAILED = {
     "event": "assessment.reports.failed", "assessmentId": ASSESSMENT_ID, "externalCompanyId": "client_1042",
@@ -358,6 +382,10 @@ COMPLETED_FIELDS = [
     ("embedToken", "string", "token of the all-reports page"),
     ("embedUrl", "string", "absolute URL of the all-reports page, for an iframe"),
     ("reports", "array", "one `{persona, viewToken, viewUrl}` per persona; `viewUrl` is a path on this service"),
+    ("previousAssessmentId", "integer or null", "the client's earlier assessment this one is compared with, as on"
+     " the record"),
+    ("change", "object or null", "what changed since it: `closed`, `improved`, `regressed`, `new`, `dropped`,"
+     " `stillOpen`, `scoreBefore`, `scoreAfter` and the ids of each, as on the record"),
     ("livemode", "boolean", "`false` when the run was made with a test key"),
     ("timestamp", "string", "ISO 8601 UTC time of the event, the same on every attempt"),
 ]
@@ -550,7 +578,13 @@ SUBMISSION_DESCRIPTION = (
     " one field with different values are a 422. Unknown fields are refused.\n\n"
     "Two rules no JSON Schema can express, each a `422 validation_error`: each requirement's `id` must be"
     " unique within the submission, and `displayName` must not be the same as `companyId` (compared ignoring"
-    " case and everything but letters and digits), since `companyId` must stay opaque.")
+    " case and everything but letters and digits), since `companyId` must stay opaque.\n\n"
+    "Progress: the new assessment is compared with the client's earlier one (`previousAssessmentId` and `change` on"
+    " the record and in the completion webhook). Without `previousAssessmentId` that is the most recent earlier"
+    " assessment of the same `companyId` and framework (\"ISO 27001\" and \"ISO/IEC 27001:2022\" are one framework)"
+    " made with a key of the same mode; with an id, that one, which must be yours and of the same mode, else"
+    " `422 validation_error` with `details.previousAssessmentId`; with `null`, none. Of two submissions for one"
+    " client at once, the later id is compared with the earlier.")
 
 
 def _operations() -> list[tuple[str, str, dict]]:
@@ -563,10 +597,20 @@ def _operations() -> list[tuple[str, str, dict]]:
                                      {"$ref": "#/components/schemas/SubmissionAlt"}]},
                 "examples": _examples(
                     iso27001=("ISO 27001, three requirements", SUBMISSION_EXAMPLE),
-                    soc2=("SOC 2 in the second spelling (frameworkName, hasPolicy)", SUBMISSION_ALT_EXAMPLE))}}},
+                    soc2=("SOC 2 in the second spelling (frameworkName, hasPolicy)", SUBMISSION_ALT_EXAMPLE),
+                    linked=("Compared with a chosen earlier assessment", SUBMISSION_LINKED_EXAMPLE),
+                    unlinked=("Compared with none", SUBMISSION_UNLINKED_EXAMPLE))}}},
             "responses": {**_ok("Created; Location names the new assessment.", "Assessment", "201",
-                                _examples(submitted=("The new assessment, before generation", ASSESSMENT_SUBMITTED))),
+                                _examples(submitted=("The new assessment, before generation", ASSESSMENT_SUBMITTED),
+                                          linked=("The client's next quarter, compared with the one before",
+                                                  ASSESSMENT_LINKED))),
                           **_body_errors(), **AUTH_ERRORS,
+                          "422": {"description": "Field validation failed; details maps field paths to messages.",
+                                  "content": {JSON: {"schema": "Error", "examples": {
+                                      "validation_error": _error_example("validation_error"),
+                                      "previous_assessment": {
+                                          "summary": "previousAssessmentId names another partner's, the other"
+                                                     " mode's or no assessment", "value": PREVIOUS_INVALID}}}}},
                           "403": _error("Framework not allowed for this key.", "framework_not_allowed")}}),
         ("/api/v1/assessments", "get", {
             "tags": ["Assessments"], "summary": "List assessments, newest first", "operationId": "listAssessments",

@@ -10,6 +10,7 @@ from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID, PERSONA_BY_ID, PER
 from ..embed.urls import embed_url, view_url
 from ..generation.content import ReportContentSchema
 from ..keys.service import CURRENCIES, MAX_DAY_RATE, MIN_DAY_RATE, TIER_LIMITS
+from ..pagination import MAX_ID
 from .fields import FullMatch, StrictBoolean, StrictInteger, Text, UtcDateTime
 
 REQUIREMENT_STATUSES = ("met", "not_met", "partially_met")
@@ -17,6 +18,13 @@ ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
 COMPANY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_\-.:]{0,127}$"
 POLICY_PATTERN = r"^([Yy][Ee][Ss]|[Nn][Oo])$"
 MAX_REQUIREMENTS = 2000
+
+
+PREVIOUS_REQUEST_DESCRIPTION = (
+    "The earlier assessment this one is compared with (see `change` on the record). Left out: the most recent"
+    " earlier assessment of the same `companyId` and framework made with a key of the same mode (live or test), if"
+    " any. An id: that assessment, which must be one of yours in the same mode (`422 validation_error` with"
+    " `details.previousAssessmentId` otherwise). `null`: none.")
 
 
 def _alnum(value: str) -> str:
@@ -43,6 +51,9 @@ class _SubmissionBase(Schema):
                                metadata={"minItems": 1, "maxItems": MAX_REQUIREMENTS})
     displayName = Text(max_length=200, allow_none=True,
                        metadata={"description": "Optional display name; reports say 'the organization' without it."})
+    previousAssessmentId = StrictInteger(
+        allow_none=True, validate=validate.Range(min=1, max=MAX_ID),
+        metadata={"description": PREVIOUS_REQUEST_DESCRIPTION, "example": 297})
 
 
 class SubmissionSchema(_SubmissionBase):
@@ -111,6 +122,8 @@ class SubmissionLoader(_SubmissionBase):
             "display_name": data.get("displayName") or None,
             "requirements": [{"ref": r["id"], "title": r["title"], "status": r["status"]}
                              for r in data["requirements"]],
+            # Only when given: absent means "link automatically", null "link to none".
+            **({"previous_assessment_id": data["previousAssessmentId"]} if "previousAssessmentId" in data else {}),
         }
 
 
@@ -188,6 +201,38 @@ class LlmUsageSchema(Schema):
                                                            "where it reports them."})
 
 
+def _ids(what: str) -> fields.List:
+    return fields.List(fields.String(), metadata={"description": f"Ids of the requirements {what}."})
+
+
+class ChangeSchema(Schema):
+    """What changed since the earlier assessment (`previousAssessmentId`), worked out when the two were linked.
+
+    Requirements are matched by the framework's own id forms (`A.8.13`, `A 8.13` and `Annex A 8.13` are one
+    control; `164.308(a)(1)(ii)(A)` in any case). Open means not met or partly met."""
+
+    closed = fields.Integer(metadata={"description": "Open before, met now."})
+    improved = fields.Integer(metadata={"description": "Not met before, partly met now (so also still open)."})
+    regressed = fields.Integer(metadata={"description": "Met or partly met before, lower now."})
+    new = fields.Integer(metadata={"description": "Only in this assessment."})
+    dropped = fields.Integer(metadata={"description": "Only in the earlier assessment."})
+    stillOpen = fields.Integer(metadata={"description": "Open in both (improved and partly-met-to-not-met items"
+                                                        " included)."})
+    scoreBefore = fields.Float(metadata={"description": "The earlier assessment's complianceScore."})
+    scoreAfter = fields.Float(metadata={"description": "This assessment's complianceScore."})
+    closedIds = _ids("closed, as this assessment writes them")
+    improvedIds = _ids("improved")
+    regressedIds = _ids("regressed")
+    newIds = _ids("only in this assessment")
+    droppedIds = fields.List(fields.String(), allow_none=True, metadata={
+        "description": "Ids of the requirements only in the earlier assessment, as it wrote them; null once it is"
+                       " erased."})
+    stillOpenIds = _ids("open in both")
+    openSince = fields.String(allow_none=True, metadata={
+        "format": "date-time", "description": "The earlier assessment's createdAt: the stillOpen requirements have"
+                                              " been open at least since then. Null once it is erased."})
+
+
 class AssessmentSchema(Schema):
     id = fields.Integer()
     externalCompanyId = fields.String(attribute="external_company_id")
@@ -213,6 +258,15 @@ class AssessmentSchema(Schema):
                                                        " seen only by test keys"})
     reportsDone = fields.Integer(attribute="reports_done", metadata={
         "description": "Reports written so far by the running generation (of 25), or by the last one"})
+    previousAssessmentId = fields.Integer(attribute="previous_assessment_id", allow_none=True, metadata={
+        "description": "The client's earlier assessment this one is compared with: the most recent one of the same"
+                       " companyId, framework and mode, or the one the submission named; null when there is none,"
+                       " when the submission sent null, or once that one is erased. Never another partner's or"
+                       " the other mode's."})
+    change = fields.Nested(ChangeSchema, allow_none=True, metadata={
+        "description": "What changed since the earlier assessment, worked out when the two were linked; null when"
+                       " this one was never linked. Erasing the earlier one keeps the counts, scores and this"
+                       " assessment's own ids, and sets droppedIds and openSince to null."})
 
 
 class AssessmentListItemSchema(AssessmentSchema):

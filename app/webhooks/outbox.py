@@ -27,6 +27,7 @@ def completed_payload(record: dict, failed: int, at: datetime) -> dict:
         "embedUrl": record["embedUrl"],
         "reports": [{"persona": r["persona"], "viewToken": r["viewToken"], "viewUrl": r["viewUrl"]}
                     for r in record["reports"]],
+        "previousAssessmentId": record["previousAssessmentId"], "change": record["change"],
         "livemode": record["livemode"], "timestamp": iso_utc(at),
     }
 

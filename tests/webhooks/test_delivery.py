@@ -41,8 +41,8 @@ def test_completed_event_is_signed_and_complete(client, hooked, receiver):
     assert abs(int(request.headers["webhook-timestamp"]) - time.time()) < 60
     payload = request.json
     assert list(payload) == ["event", "assessmentId", "externalCompanyId", "framework", "complianceScore", "status",
-                             "totalReports", "failedReports", "embedToken", "embedUrl", "reports", "livemode",
-                             "timestamp"]
+                             "totalReports", "failedReports", "embedToken", "embedUrl", "reports",
+                             "previousAssessmentId", "change", "livemode", "timestamp"]
     assert payload["event"] == "assessment.reports.completed" and payload["status"] == "completed"
     assert payload["assessmentId"] == result["assessmentId"] and payload["externalCompanyId"] == "client_77"
     assert payload["framework"] == "ISO 27001" and payload["complianceScore"] == result["complianceScore"]
