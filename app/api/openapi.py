@@ -425,7 +425,7 @@ def description() -> str:
         "A key is a live key or a test key, fixed when it is issued; both look the same (`crs_` + 64 hex). The"
         " assessments a test key creates are real (reports, embed pages, webhooks) but carry `livemode: false`,"
         " are never billed (`GET /api/v1/usage` with a test key counts them at 0 USD) and their pages say"
-        " *Test data*. Live and test keys never see each other's assessments or webhook deliveries: an id of the"
+        " *Test report*. Live and test keys never see each other's assessments or webhook deliveries: an id of the"
         " other mode answers 404, as another partner's would.",
         "## Rate limits",
         "Each key has one hourly budget shared by every `/api/v1` endpoint, counted on a sliding 1-hour window (a"

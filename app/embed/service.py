@@ -51,7 +51,7 @@ class Header:
     generated_on: str | None
     generated_iso: str | None
     status: str
-    test_mode: bool = False               # made with a test key: every page and PDF says "Test data"
+    test_mode: bool = False               # made with a test key: every page and PDF says "Test report"
     show_methodology: bool = False        # the key lets its clients see the methodology's name
 
 

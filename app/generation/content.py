@@ -90,7 +90,7 @@ class ReportContentSchema(ReportTextSchema):
     fallback = fields.Boolean(metadata={"description": "present and true when the configured engine failed "
                                                        "and the template engine wrote this report"})
     livemode = fields.Boolean(metadata={"description": "false for a report of an assessment made with a test key: "
-                                                       "never billed, marked \"Test data\" on its pages and PDFs"})
+                                                       "never billed, marked \"Test report\" on its pages and PDFs"})
 
 
 _ORGANIZATION = re.compile(r"\b([Tt])he organization\b")

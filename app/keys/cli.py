@@ -328,7 +328,7 @@ def ensure_demo(base_url):
                            {"id": "A.5.15", "title": "Access control", "status": "not_met"},
                            {"id": "A.8.13", "title": "Information backup", "status": "partially_met"},
                            {"id": "A.5.1", "title": "Policies for information security", "status": "met"}]})
-    click.echo("A demo key (test mode: never billed, its pages say \"Test data\") was created."
+    click.echo("A demo key (test mode: never billed, its pages say \"Test report\") was created."
                " It is shown only this once:\n")
     click.echo(f"  {issued.api_key}\n")
     click.echo("Its secrets, also shown only this once (keep them with the key):\n")

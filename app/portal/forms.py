@@ -107,7 +107,7 @@ class KeyForm(PortalForm):
     remove_logo = BooleanField("Remove the logo")
     test_mode = BooleanField("Test key", description="For trying the API out: assessments made with it are real but "
                                                      "never billed, only test keys see them, and their pages say "
-                                                     "“Test data”. A key’s mode cannot be changed later.")
+                                                     "“Test report”. A key’s mode cannot be changed later.")
     white_label = BooleanField("White-label", description="Hide every mention of Compliance Reports on the report "
                                                           "pages and PDFs: your clients see only your brand.")
 

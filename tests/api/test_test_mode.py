@@ -108,14 +108,14 @@ def test_every_page_and_pdf_of_a_test_assessment_says_test_data(client, test, li
     result = generate(client, test, record["id"])
     for path in (embed_path(record), embed_path(record) + "?persona=cfo", view_path(result, "ciso")):
         page = client.get(path).get_data(as_text=True)
-        assert re.search(r'<p class="test-banner" role="note">Test data', page), path
+        assert re.search(r'<p class="test-banner" role="note">Test report', page), path
     pdf = pypdf.PdfReader(io.BytesIO(client.get(view_path(result, "ciso") + ".pdf").data))
-    assert all("TEST DATA" in page.extract_text() for page in pdf.pages)
+    assert all("TEST REPORT" in page.extract_text() for page in pdf.pages)
     live_record = submit(client, live)
     live_result = generate(client, live, live_record["id"])
     assert "test-banner" not in client.get(embed_path(live_record)).get_data(as_text=True)
     live_pdf = pypdf.PdfReader(io.BytesIO(client.get(view_path(live_result, "ciso") + ".pdf").data))
-    assert not any("TEST DATA" in page.extract_text() for page in live_pdf.pages)
+    assert not any("TEST REPORT" in page.extract_text() for page in live_pdf.pages)
 
 
 def test_the_portal_creates_test_keys_and_marks_test_data(app, client):
@@ -167,3 +167,20 @@ def test_a_test_keys_run_spends_llm_tokens_only_when_the_operator_allows_it(app_
         engines[mode] = (report["engine"], len(fake_openai.requests) > before)
     assert engines["live"] == ("openai", True)
     assert engines["test"] == (("openai", True) if allowed else ("template", False))
+
+
+def test_white_labelling_does_not_remove_the_test_report_mark(app, client, make_key):
+    """Issue 31: a test key's pages and PDFs carry a "Test report" mark that white-labelling does not remove."""
+    issued = make_key("acme", livemode=False)
+    with app.app_context():
+        key = db.session.get(ApiKey, issued.key.id)
+        key.white_label, key.brand_name = True, "Acme Security"
+        db.session.commit()
+    auth = bearer(issued)
+    record = submit(client, auth)
+    result = generate(client, auth, record["id"])
+    page = client.get(view_path(result, "cfo")).get_data(as_text=True)
+    assert "Stakeholder reports by" not in page   # white-labelled
+    assert re.search(r'<p class="test-banner" role="note">Test report', page)
+    pdf = pypdf.PdfReader(io.BytesIO(client.get(view_path(result, "cfo") + ".pdf").data))
+    assert all("TEST REPORT" in p.extract_text() for p in pdf.pages)
