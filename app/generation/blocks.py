@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import date
 
 from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
@@ -39,6 +40,67 @@ CONSEQUENCE_KINDS = frozenset({"penalty", "notice", "enforcement", "breach_cost"
 
 def position(r: Reading) -> Output:
     return [r.fill(r.p.position)], []
+
+
+# Who reads what of the change since the client's previous assessment (issue 34): the trend for those who answer
+# for exposure and spend; regressions and what stayed open for those who run the controls; what improved, to be
+# evidenced, for outside readers and auditors; what stayed open across both for counsel and compliance.
+TREND_READERS = frozenset({"board_member", "ceo_president", "cfo", "small_business_owner", "investor", "coo",
+                           "risk_manager", "cio"})
+NEGLECT_READERS = frozenset({"general_counsel", "compliance_officer", "data_privacy_officer"})
+EVIDENCE_READERS = frozenset({"external_auditor", "internal_auditor", "insurance_underwriter"})
+TREND_CLAUSE = {   # what the trend means for the reader, where it differs
+    "board_member": ", the trend the board's reporting should show from quarter to quarter",
+    "cfo": ", and what stayed open carries into this budget",
+    "ceo_president": ", and what stayed open is what customers and partners will ask about next",
+    "investor": ", the direction a diligence reader weighs more than any single score",
+    "small_business_owner": ", and what stayed open is where the next month's effort should go",
+}
+
+
+def since_last(r: Reading) -> str | None:
+    """What changed since the client's previous assessment, as this reader weighs it; None without one. Nothing is
+    said that the stored change does not hold."""
+    change = r.f.change
+    if not change:
+        return None
+    when = ""
+    if change.get("openSince"):
+        d = date.fromisoformat(change["openSince"][:10])
+        when = f" ({d.day} {d:%B %Y})"
+    index = {req.id.strip(): i for i, req in enumerate(r.f.requirements)}
+
+    def named(*keys: str, limit: int = 3) -> str:
+        ids = [x for key in keys for x in change.get(key) or () if x in index]
+        shown = [r.ref(index[x]) for x in ids[:limit]] + ([f"{len(ids) - limit} more"] if len(ids) > limit else [])
+        return join(shown)
+
+    score = f"the score moved from {change['scoreBefore']:.0f} % to {change['scoreAfter']:.0f} %"
+    counts = [f"{change[k]} {k}" for k in ("closed", "improved", "regressed", "new") if change.get(k)]
+    tally = join(counts) if counts else "no requirement changed status"
+    if r.p.id in TREND_READERS:
+        n = change.get("stillOpen") or 0
+        still = f"; {n} {'was' if n == 1 else 'were'} open then and {'is' if n == 1 else 'are'} open still" if n else ""
+        return f"Since the last assessment{when}, {score}: {tally}{still}{TREND_CLAUSE.get(r.p.id, '')}."
+    if r.p.id in NEGLECT_READERS:
+        if not change.get("stillOpen"):
+            return f"Since the last assessment{when}, {score}, and nothing open then is open still."
+        return (f"Open at the last assessment{when} and open still: {named('stillOpenIds')}; a gap left open across "
+                f"two assessments is the kind a regulator or a claimant reads as known and not acted on.")
+    if r.p.id in EVIDENCE_READERS:
+        parts = [f"since the last assessment{when}, {score}"]
+        if change.get("closed") or change.get("improved"):
+            parts.append(f"recorded as better: {named('closedIds', 'improvedIds')}, each to be evidenced as "
+                         f"operating")
+        if change.get("regressed"):
+            parts.append(f"worse: {named('regressedIds')}")
+        return cap("; ".join(parts)) + "."
+    parts = []
+    if change.get("regressed"):
+        parts.append(f"worse than at the last assessment{when}: {named('regressedIds')}")
+    if change.get("stillOpen"):
+        parts.append(f"open then and still open: {named('stillOpenIds')}")
+    return cap("; ".join(parts)) + "." if parts else f"Since the last assessment{when}, {tally}."
 
 
 def assumption(r: Reading) -> Output:

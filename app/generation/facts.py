@@ -14,7 +14,7 @@ never calls the frozen `__setattr__`; a race at worst computes the same value tw
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from typing import Any
@@ -51,6 +51,8 @@ class AssessmentFacts:
     currency: str = "USD"
     # The day the plan starts from (the assessment's submission date), so week numbers become dates.
     as_of: date | None = None
+    # What changed since the client's previous assessment (the record's `change`: counts, ids, openSince), or None.
+    change: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         reqs = tuple(r if isinstance(r, RequirementFact) else
@@ -73,7 +75,8 @@ class AssessmentFacts:
                    display_name=data.get("displayName"),
                    requirements=tuple(data.get("requirements", ())),
                    day_rate=data.get("dayRate"), currency=data.get("currency") or "USD",
-                   as_of=date.fromisoformat(data["asOf"]) if data.get("asOf") else None)
+                   as_of=date.fromisoformat(data["asOf"]) if data.get("asOf") else None,
+                   change=data.get("change"))
 
     # ---------------------------------------------------------------- naming the client
     @property

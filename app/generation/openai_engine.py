@@ -24,7 +24,7 @@ from openai import APIStatusError, OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
-from .blocks import key_points
+from .blocks import key_points, since_last
 from .consistency import ReportInconsistency, check_report
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
@@ -179,6 +179,8 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
           if (together := r.interactions()) else []),
         "Open requirements with other owners (mention briefly, with the owner): "
         + ("; ".join(f"{owner}: {k} on {label}" for owner, label, k in r.others_by_owner()) or "none"),
+        *([f"Since the client's previous assessment (say this, and nothing more about the change): {since}"]
+          if (since := since_last(r)) else []),
         *([f"First to close (the work plan's order): {r.short(r.first_item)}"
            f"{why_first(r.f, r.first_item, r.mine_open)}"] if r.first_item is not None else []),
         *([f"Money for this reader: closing every open item takes {work_plan(r.f).total_range} person-days, about "

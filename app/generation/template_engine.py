@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
 from ..content import Persona
-from .blocks import BLOCKS, POLICY_STEP, _owns_policy, key_points
+from .blocks import BLOCKS, POLICY_STEP, _owns_policy, key_points, since_last
 from .consistency import check_report
 from .facts import AssessmentFacts
 from .plan import main_topic, work_plan
@@ -139,6 +139,10 @@ class TemplateEngine:
                 current["bullets"] = items
             if current["paragraphs"] or current["bullets"]:
                 sections.append(current)
+        since = since_last(r)   # the change since the client's previous assessment, in the first section
+        if since and sections:
+            first = sections[0]["paragraphs"]
+            first.insert(min(1, len(first)), since)
         sections.append(appendix(facts, r.relation))
         basis_section = basis(r)
         if basis_section["paragraphs"] or basis_section["bullets"]:
