@@ -192,14 +192,16 @@ def load_facts(assessment_id: int) -> AssessmentFacts:
     submitting key's as it stands when the reports are written; the plan's dates count from submission."""
     a, k = Assessment.__table__, ApiKey.__table__
     row = db.session.execute(select(a.c.framework, a.c.industry, a.c.has_policy, a.c.display_name, a.c.created_at,
-                                    a.c.change, k.c.day_rate, k.c.currency)
+                                    a.c.change, a.c.previous_assessment_id, k.c.day_rate, k.c.currency)
                              .join(k, k.c.id == a.c.api_key_id).where(a.c.id == assessment_id)).one()
     rows = db.session.execute(select(Requirement.ref, Requirement.title, Requirement.status)
                               .where(Requirement.assessment_id == assessment_id).order_by(Requirement.position))
     return AssessmentFacts(framework=row.framework, industry=row.industry, has_policy=row.has_policy,
                            display_name=row.display_name, requirements=tuple(RequirementFact(*r) for r in rows),
                            day_rate=row.day_rate, currency=row.currency or "USD",
-                           as_of=row.created_at.date() if row.created_at else None, change=row.change)
+                           as_of=row.created_at.date() if row.created_at else None,
+                           # once the earlier assessment is erased, the next generation leaves the change out
+                           change=row.change if row.previous_assessment_id is not None else None)
 
 
 def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts, methodology: str,
