@@ -14,7 +14,7 @@ def init_app(app: Flask) -> None:
 
 def blueprint():
     """The /portal blueprint, with its headers and error pages attached."""
-    from . import web  # noqa: F401 - registers the blueprint's hooks and handlers
+    from . import usage_routes, web  # noqa: F401 - register /portal/usage.csv, the blueprint's hooks and handlers
     from .views import bp
 
     return bp
