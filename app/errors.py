@@ -105,6 +105,20 @@ def _refuse_nul_in_page_paths() -> None:
         raise NotFound()
 
 
+def client_error(error: HTTPException) -> Response:
+    """The house answer to an HTTP error under 500: JSON for the API, the shared HTML page for the rest."""
+    status = error.code or 400
+    code, message = HTTP_CODES.get(status, ("http_error", error.description or "Request failed."))
+    headers = {}
+    if status == 405 and getattr(error, "valid_methods", None):
+        headers["Allow"] = ", ".join(error.valid_methods)
+    if wants_json():
+        return json_error(status, code, message, headers=headers)
+    response = html_error(status, message)
+    response.headers.update(headers)
+    return response
+
+
 def register_error_handlers(app: Flask) -> None:
     """Answer every error in the house shape; never a stack trace."""
     app.before_request(_refuse_nul_in_page_paths)
@@ -115,18 +129,9 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def handle_http_exception(error: HTTPException):
-        status = error.code or 500
-        if status >= 500:
+        if (error.code or 500) >= 500:
             return handle_unexpected(error)
-        code, message = HTTP_CODES.get(status, ("http_error", error.description or "Request failed."))
-        headers = {}
-        if status == 405 and getattr(error, "valid_methods", None):
-            headers["Allow"] = ", ".join(error.valid_methods)
-        if wants_json():
-            return json_error(status, code, message, headers=headers)
-        response = html_error(status, message)
-        response.headers.update(headers)
-        return response
+        return client_error(error)
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)

@@ -36,9 +36,11 @@ def encrypt_secret(plaintext: str) -> str:
     return _keys().encrypt(plaintext.encode()).decode()
 
 
-def decrypt_secret(token: str) -> str:
-    """Decrypt a stored secret, encrypted with the current SECRET_KEY or one of SECRET_KEY_FALLBACKS."""
-    return _keys().decrypt(token.encode()).decode()
+def decrypt_secret(token: str, ttl: int | None = None) -> str:
+    """Decrypt a stored secret, encrypted with the current SECRET_KEY or one of SECRET_KEY_FALLBACKS.
+
+    With `ttl`, a token encrypted more than `ttl` seconds ago is refused (`InvalidToken`)."""
+    return _keys().decrypt(token.encode(), ttl=ttl).decode()
 
 
 def reencrypt_secret(token: str) -> str:

@@ -17,6 +17,7 @@ SESSION_FINGERPRINT = "portal_auth"
 # The request's user is kept in the WSGI environ, not on `g`, which lives as long as the app context
 # and so may outlast the request (when the caller pushed the context, as tests do).
 _USER_KEY = "crs.portal_user"
+_SIGNED_IN_KEY = "crs.portal_signed_in"  # set by `sign_in`: this request signed someone in
 
 
 class PortalSessionInterface(SecureCookieSessionInterface):
@@ -52,6 +53,12 @@ def sign_in(user: User) -> None:
     session[SESSION_TOKEN] = sessions.start(user)
     session[SESSION_FINGERPRINT] = session_fingerprint(user)
     request.environ[_USER_KEY] = user
+    request.environ[_SIGNED_IN_KEY] = True
+
+
+def signed_in_now() -> bool:
+    """Whether this request signed a user in (the sign-in throttle counts only the ones that did not)."""
+    return has_request_context() and request.environ.get(_SIGNED_IN_KEY) is True
 
 
 def sign_out() -> None:
@@ -61,6 +68,7 @@ def sign_out() -> None:
         sessions.end(token)
     session.clear()
     request.environ[_USER_KEY] = None
+    request.environ.pop(_SIGNED_IN_KEY, None)
 
 
 def current_user() -> User | None:

@@ -90,6 +90,11 @@ def partner_keys(partner_id: int) -> list[ApiKey]:
         .order_by(ApiKey.revoked_at.is_not(None), ApiKey.id.desc())))
 
 
+def has_keys(partner_id: int) -> bool:
+    """Whether the partner has any key at all, revoked ones included."""
+    return db.session.scalar(select(ApiKey.id).where(ApiKey.partner_id == partner_id).limit(1)) is not None
+
+
 def parse_key_id(raw: str) -> int | None:
     """A key id from a URL: ASCII digits within the database's range, else None.
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, url_for
 
+from ..embed.urls import public_base_url
 from ..errors import ApiError
 from ..extensions import db
 from ..keys.brand import BrandError
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
-from . import listings, partner_keys, usage
+from . import listings, partner_keys, reveal, usage
 from .accounts import authenticate, tiers_up_to
 from .auth import current_user, safe_next, sign_in, sign_out
 from .forms import KeyForm, LoginForm
@@ -51,6 +52,12 @@ def _secret_page(**context):
     response = make_response(render_template("portal/secret.html", **context))
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def _show_once(key: ApiKey, **secrets: str | None):
+    """Post/redirect/get: keep the new key or secret for the one GET that shows it (see reveal.py)."""
+    reveal.keep(key, **secrets)
+    return redirect(url_for("portal.show_once", key_id=key.id), 303)
 
 
 @bp.get("/")
@@ -101,15 +108,17 @@ def _key_form(partner: Partner, current_tier: str | None = None, **data) -> KeyF
 def new_key():
     partner = _partner()
     allowed = tiers_up_to(partner.max_tier)
-    form = _key_form(partner, tier=DEFAULT_TIER if DEFAULT_TIER in allowed else allowed[-1])
+    # A partner's first key is a test key unless they say otherwise: trying the API out is never billed.
+    form = _key_form(partner, tier=DEFAULT_TIER if DEFAULT_TIER in allowed else allowed[-1],
+                     test_mode=not partner_keys.has_keys(partner.id))
     if form.validate_on_submit():
         try:
             issued = partner_keys.create_key(partner, form.changes())
         except (KeyInputError, BrandError) as error:
             form.form_errors.append(_sentence(error))
         else:
-            return _secret_page(key=issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret,
-                                embed_secret=issued.embed_secret)
+            return _show_once(issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret,
+                              embed_secret=issued.embed_secret)
     return render_template("portal/key_form.html", form=form, partner=partner, key=None, logo=None)
 
 
@@ -158,7 +167,7 @@ def rotate_secret(key_id: str):
         flash(f"Key {key.masked} is revoked and has no webhook secret to rotate.")
         return redirect(url_for("portal.keys"))
     if request.method == "POST":
-        return _secret_page(key=key, api_key=None, webhook_secret=partner_keys.rotate_secret(key))
+        return _show_once(key, webhook_secret=partner_keys.rotate_secret(key))
     return render_template("portal/confirm.html", key=key, action="rotate")
 
 
@@ -170,8 +179,24 @@ def rotate_embed_secret(key_id: str):
         flash(f"Key {key.masked} is revoked and has no embed secret to rotate.")
         return redirect(url_for("portal.keys"))
     if request.method == "POST":
-        return _secret_page(key=key, api_key=None, embed_secret=partner_keys.rotate_embed(key))
+        return _show_once(key, embed_secret=partner_keys.rotate_embed(key))
     return render_template("portal/confirm.html", key=key, action="rotate-embed")
+
+
+@bp.get("/keys/<key_id>/new-secrets")
+def show_once(key_id: str):
+    """The new key or secret, shown to the one GET after the POST that made it; a reload shows nothing."""
+    key = _key_or_404(key_id)
+    shown = reveal.take(key)
+    if shown is None:
+        flash("New keys and secrets are shown only once, and that page was already shown. If you did not store "
+              "them, rotate the secret again, or revoke the key and create another.")
+        return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"))
+    api_key = shown.get("api_key")
+    base_url = public_base_url()
+    return _secret_page(key=key, api_key=api_key, webhook_secret=shown.get("webhook_secret"),
+                        embed_secret=shown.get("embed_secret"), base_url=base_url,
+                        sample_curl=reveal.sample_curl(base_url, api_key, key) if api_key else None)
 
 
 def _page_number() -> int:

@@ -13,10 +13,11 @@ from flask_wtf.csrf import CSRFError
 
 from ..embed.service import asset_version
 from ..embed.views import embed_asset
+from ..errors import client_error
 from ..models import iso_utc
 from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
 from .accounts import AccountError, normalize_email
-from .auth import current_user
+from .auth import current_user, signed_in_now
 from .forms import LoginForm
 from .submission import submitted_field
 from .views import bp
@@ -97,13 +98,25 @@ def portal_headers(response: Response) -> Response:
 
 
 def _error_page(status: int, title: str, message: str) -> Response:
-    return Response(render_template("portal/error.html", status=status, title=title, message=message),
+    # The helpers are passed explicitly: a URL that matches no route has no blueprint, so the
+    # blueprint's context processor does not run for it.
+    return Response(render_template("portal/error.html", status=status, title=title, message=message,
+                                    **template_helpers()),
                     status=status, mimetype="text/html")
 
 
 @bp.errorhandler(404)
 def not_found(_error):
     return _error_page(404, "Page not found", "There is nothing here, or it belongs to another account.")
+
+
+@bp.app_errorhandler(404)
+def not_found_anywhere(error):
+    """A URL under /portal that matches no page (/portal/nope) gets the portal's 404, with its layout and
+    navigation; every other 404 the house answer."""
+    if _is_portal_request():
+        return not_found(error)
+    return client_error(error)
 
 
 @bp.errorhandler(400)
@@ -154,16 +167,23 @@ def _account_key() -> str:
     return f"portal-login-account:{email}"
 
 
-def limit_sign_in(app: Flask) -> None:
-    """Throttle sign-in POSTs per client address and per submitted email, on the guard limiter.
+def _failed_sign_in(response: Response) -> bool:
+    """Whether a sign-in POST counts toward the throttle: every one but a successful sign-in does."""
+    return not (signed_in_now() and response.status_code < 400)
 
-    That limiter keeps counting in memory while Redis is down. Called once it exists; it wraps the
-    registered view, as `@limiter.limit` would.
+
+def limit_sign_in(app: Flask) -> None:
+    """Throttle failed sign-in POSTs per client address and per submitted email, on the guard limiter.
+
+    Every POST is refused once the limit is reached, but only the ones that did not sign anyone in
+    count toward it: a partner who signs in often is never locked out by it. That limiter keeps
+    counting in memory while Redis is down. Called once it exists; it wraps the registered view, as
+    `@limiter.limit` would.
     """
     limiter = guard_limiter_of(app)
     view = app.view_functions["portal.login"]
     view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ACCOUNT"], key_func=_account_key,
-                         methods=["POST"], scope="portal-login-account")(view)
+                         methods=["POST"], scope="portal-login-account", deduct_when=_failed_sign_in)(view)
     view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ADDRESS"], key_func=_address_key,
-                         methods=["POST"], scope="portal-login-address")(view)
+                         methods=["POST"], scope="portal-login-address", deduct_when=_failed_sign_in)(view)
     app.view_functions["portal.login"] = view

@@ -14,7 +14,7 @@ from app.catalog import PERSONAS
 from app.extensions import db
 from app.models import ApiKey, UsageRecord, WebhookDelivery
 from tests.embed import embed_path, generate, submit, view_path
-from tests.portal import make_user, page_token, sign_in
+from tests.portal import follow, make_user, page_token, sign_in
 
 
 def bearer(issued) -> dict:
@@ -124,7 +124,7 @@ def test_the_portal_creates_test_keys_and_marks_test_data(app, client):
     data = {"csrf_token": page_token(client, "/portal/keys/new"), "name": "Sandbox", "tier": "standard",
             "frameworks": "", "webhook_url": "", "embed_origins": "", "brand_name": "", "brand_color": "",
             "test_mode": "y", "brand_logo": (io.BytesIO(b""), "")}
-    created = client.post("/portal/keys/new", data=data, content_type="multipart/form-data")
+    created = follow(client, client.post("/portal/keys/new", data=data, content_type="multipart/form-data"))
     assert created.status_code == 200, created.status_code
     api_key = re.search(r"crs_[0-9a-f]{64}", created.get_data(as_text=True)).group(0)
     with app.app_context():

@@ -38,3 +38,9 @@ def page_token(client, path: str = "/portal/login") -> str:
 def sign_in(client, email: str = "ann@acme.example", password: str = PASSWORD):
     """POST the sign-in form as a browser would, with the token from the page."""
     return client.post("/portal/login", data={"email": email, "password": password, "csrf_token": page_token(client)})
+
+
+def follow(client, response):
+    """The page a post/redirect/get POST (a new key, a rotated secret) sends the browser to, with a 303."""
+    assert response.status_code == 303, response.status_code
+    return client.get(response.headers["Location"])

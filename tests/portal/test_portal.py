@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from app.models import ApiKey, UsageRecord, WebhookDelivery
 from tests.embed import embed_path, generate, submit
-from tests.portal import PASSWORD, csrf_token, make_user, page_token, sign_in
+from tests.portal import PASSWORD, csrf_token, follow, make_user, page_token, sign_in
 
 PAGES = ("/portal/keys", "/portal/keys/new", "/portal/assessments", "/portal/usage", "/portal/webhooks")
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; "
@@ -194,16 +194,16 @@ def test_sign_in_is_throttled_per_address(app_factory):
 # --------------------------------------------------------------------------- keys, the tier cap, the secrets
 
 def test_create_key_shows_key_and_secret_once_with_no_store(signed_in, client):
-    response = post_form(signed_in, "/portal/keys/new", {
+    response = follow(signed_in, post_form(signed_in, "/portal/keys/new", {
         "name": "Production", "tier": "starter", "frameworks": "ISO 27001\nSOC 2, ISO 27001",
-        "webhook_url": "", "embed_origins": "https://portal.acme.example/\n"})
+        "webhook_url": "", "embed_origins": "https://portal.acme.example/\n"}))
     html = text(response)
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "no-store"
     api_key = re.search(r"crs_[0-9a-f]{64}", html).group(0)
     secret = re.search(r"whsec_[0-9a-f]{64}", html).group(0)
     assert "will not be shown again" in html
-    assert html.count(api_key) == 1 and html.count(secret) == 1
+    assert html.count(api_key) == 2 and html.count(secret) == 1  # the key, and the sample curl that uses it
     listing = text(signed_in.get("/portal/keys"))
     assert api_key not in listing and api_key[4:] not in listing and secret not in listing
     assert f"crs_…{api_key[-4:]}" in listing and "Starter · 50 requests per hour" in listing
@@ -227,15 +227,15 @@ def test_create_key_refuses_tiers_above_the_cap(signed_in, runner, db):
     assert refused.status_code == 200 and "Not a valid choice" in text(refused)
     assert db.session.scalar(select(ApiKey.id)) is None
     runner.invoke(args=["partners", "set-max-tier", "Acme Security", "enterprise"])
-    allowed = post_form(signed_in, "/portal/keys/new", {"name": "Big", "tier": "enterprise"})
+    allowed = follow(signed_in, post_form(signed_in, "/portal/keys/new", {"name": "Big", "tier": "enterprise"}))
     assert allowed.status_code == 200 and "1000 requests per hour" in text(allowed)
 
 
 def test_the_portal_says_why_a_key_past_the_partners_limit_is_refused(signed_in, runner, db):
     runner.invoke(args=["partners", "set-max-keys", "Acme Security", "2"])
     for name in ("One", "Two"):
-        assert "will not be shown again" in text(post_form(signed_in, "/portal/keys/new", {"name": name,
-                                                                                          "tier": "trial"}))
+        created = post_form(signed_in, "/portal/keys/new", {"name": name, "tier": "trial"})
+        assert "will not be shown again" in text(follow(signed_in, created))
     refused = post_form(signed_in, "/portal/keys/new", {"name": "Three", "tier": "trial"})
     assert refused.status_code in (200, 422) and "crs_" not in text(refused)
     assert "already has 2 active live keys, the most it may hold" in text(refused)
@@ -303,7 +303,7 @@ def test_revoke_asks_first_then_the_api_refuses_the_key(signed_in, client, make_
 
 def test_rotating_the_secret_shows_only_the_new_secret_once(signed_in, make_key, db):
     issued = make_key("Acme Security", name="Production")
-    response = post_form(signed_in, f"/portal/keys/{issued.key.id}/rotate-secret")
+    response = follow(signed_in, post_form(signed_in, f"/portal/keys/{issued.key.id}/rotate-secret"))
     html = text(response)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     secret = re.search(r"whsec_[0-9a-f]{64}", html).group(0)

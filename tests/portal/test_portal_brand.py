@@ -14,7 +14,7 @@ from werkzeug.test import encode_multipart
 
 from app.extensions import db
 from app.models import ApiKey
-from tests.portal import make_user, page_token, sign_in
+from tests.portal import follow, make_user, page_token, sign_in
 
 SCRIPTED_SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
                 b'<script>alert(document.cookie)</script><rect width="10" height="10"/></svg>')
@@ -194,6 +194,7 @@ def test_a_new_key_can_be_created_with_its_brand(app, signed_in):
         "csrf_token": page_token(signed_in, "/portal/keys/new"), "name": "Branded", "tier": "standard",
         "brand_name": "Acme", "brand_color": "#0B1F44", "white_label": "y",
         "brand_logo": (io.BytesIO(PLAIN_SVG), "acme.svg")})
+    response = follow(signed_in, response)
     assert response.status_code == 200 and re.search(r"crs_[0-9a-f]{64}", text(response))
     with app.app_context():
         key = db.session.query(ApiKey).filter_by(name="Branded").one()

@@ -52,13 +52,13 @@ def sign_in(page, live, email: str = EMAIL, password: str = PASSWORD) -> None:
 
 
 def create_key(page, live, name: str, tier: str = "professional", frameworks: str = "ISO 27001"):
-    """Fill and send the Create key form; returns the result page's response."""
+    """Fill and send the Create key form; returns the response of the page it redirects to (post/redirect/get)."""
     page.goto(live.url + "/portal/keys/new")
     page.get_by_label("Name").fill(name)
     page.get_by_label("Tier").select_option(tier)
     page.get_by_label("Allowed frameworks").fill(frameworks)
     page.get_by_label("Embed origins").fill("https://portal.acme.example")
-    with page.expect_response(lambda r: r.url.endswith("/portal/keys/new") and r.request.method == "POST") as info:
+    with page.expect_response(lambda r: r.url.endswith("/new-secrets") and r.request.method == "GET") as info:
         page.get_by_role("button", name="Create key").click()
     page.wait_for_load_state()
     return info.value
@@ -168,6 +168,7 @@ def test_sign_in_create_a_key_use_it_revoke_it(browser, live, app, user):
     assert re.fullmatch(r"crs_[0-9a-f]{64}", api_key)
     assert re.fullmatch(r"whsec_[0-9a-f]{64}", secret)
     expect(page.get_by_role("heading", name=re.compile("will not be shown again"))).to_be_visible()
+    expect(page.locator("#try-curl")).to_contain_text(f"Bearer {api_key}")
 
     # The copy buttons put exactly the value on the clipboard and say so.
     page.get_by_role("button", name="Copy api key").click()
@@ -181,13 +182,23 @@ def test_sign_in_create_a_key_use_it_revoke_it(browser, live, app, user):
                             headers={"Authorization": f"Bearer {api_key}"}, timeout=10)
     assert created.status_code == 201, created.text
 
+    # A reload shows neither the key nor the secret again, and creates no second key.
+    shown_at = page.url
+    expect(page.get_by_role("link", name=re.compile("back to keys"))).to_be_visible()
+    page.reload()
+    assert page.url.startswith(live.url + "/portal/keys") and page.url != shown_at
+    assert api_key not in page.content() and secret not in page.content()
+    page.goto(shown_at)
+    assert api_key not in page.content()
+    expect(page.locator("article.keycard")).to_have_count(1)
+
     # The key is listed masked; the full key and secret are nowhere else.
-    page.get_by_role("link", name=re.compile("back to keys")).click()
     card = page.locator("article.keycard", has_text="Production")
     expect(card).to_contain_text(f"crs_…{api_key[-4:]}")
     expect(card).to_contain_text("Professional · 500 requests per hour")
     expect(card).to_contain_text("ISO 27001")
-    expect(card.locator(".badge")).to_have_text("Active")
+    expect(card.locator(".badge--test")).to_have_text("Test")  # a first key is a test key unless unticked
+    expect(card.locator(".badge:not(.badge--test)")).to_have_text("Active")
     for path in ("/portal/keys", "/portal/assessments", "/portal/usage", "/portal/webhooks"):
         page.goto(live.url + path)
         html = page.content()
@@ -202,7 +213,7 @@ def test_sign_in_create_a_key_use_it_revoke_it(browser, live, app, user):
     page.get_by_role("button", name="Revoke key").click()
     page.wait_for_url(re.compile(r"/portal/keys"))
     expect(page.get_by_role("status")).to_contain_text("Revoked Production")
-    expect(card.locator(".badge")).to_have_text("Revoked")
+    expect(card.locator(".badge:not(.badge--test)")).to_have_text("Revoked")
     refused = requests.post(live.url + "/api/v1/assessments", json=submission(),
                             headers={"Authorization": f"Bearer {api_key}"}, timeout=10)
     assert refused.status_code == 401
@@ -325,6 +336,9 @@ def visit_every_page(page, live):
     yield "webhooks"
     page.goto(live.url + "/portal/keys/999999/edit")
     yield "not-found"
+    page.goto(live.url + "/portal/nope")  # a URL that matches no route: the portal's layout all the same
+    expect(page.get_by_role("navigation", name="Portal sections")).to_be_visible()
+    yield "not-found-unrouted"
 
 
 @pytest.mark.parametrize("width", [360, 1200])
@@ -339,7 +353,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 11
+    assert len(seen) == 12
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors

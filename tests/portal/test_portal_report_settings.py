@@ -12,7 +12,7 @@ import pytest
 
 from app.extensions import db
 from app.models import ApiKey
-from tests.portal import make_user, page_token, sign_in
+from tests.portal import follow, make_user, page_token, sign_in
 
 DAY_RATE_HINT = ("Reports for the CFO, CEO, board and owner price effort at this rate; without it they use a "
                  "documented default range")
@@ -119,7 +119,7 @@ def test_creating_a_key_with_the_settings(app, signed_in):
     path = "/portal/keys/new"
     data = {"csrf_token": page_token(signed_in, path),
             **form_fields(name="Staging", day_rate="650", currency="CAD", show_methodology="y")}
-    response = signed_in.post(path, data=data, content_type="multipart/form-data")
+    response = follow(signed_in, signed_in.post(path, data=data, content_type="multipart/form-data"))
     assert response.status_code == 200 and "crs_" in text(response)
     with app.app_context():
         key = db.session.query(ApiKey).filter_by(name="Staging").one()

@@ -11,7 +11,7 @@ import pytest
 from app.extensions import db
 from app.keys.crypto import decrypt_secret
 from app.models import ApiKey
-from tests.portal import make_user, page_token, sign_in
+from tests.portal import follow, make_user, page_token, sign_in
 
 HINT = "Report pages and PDFs open only at links your server signed with the key’s embed secret"
 
@@ -49,7 +49,7 @@ def checkbox(page: str) -> str:
 def test_a_new_key_shows_its_embed_secret_once_and_can_require_signed_links(app, signed_in):
     page = text(signed_in.get("/portal/keys/new"))
     assert 'type="checkbox"' in checkbox(page) and " checked" not in checkbox(page) and HINT in page
-    response = post_form(signed_in, "/portal/keys/new", key_fields(require_signed_embeds="y"))
+    response = follow(signed_in, post_form(signed_in, "/portal/keys/new", key_fields(require_signed_embeds="y")))
     html = text(response)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     secret = re.search(r"embsec_[0-9a-f]{64}", html).group(0)
@@ -92,7 +92,7 @@ def test_rotating_the_embed_secret_asks_first_then_shows_only_the_new_secret_onc
     confirm = text(signed_in.get(path))
     assert "Rotate the embed secret of Production" in confirm and "refused from now on" in confirm
     assert stored(app, issued.key.id)[1] is not None
-    response = post_form(signed_in, path)
+    response = follow(signed_in, post_form(signed_in, path))
     html = text(response)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     assert "New embed secret" in html
