@@ -13,6 +13,7 @@ from ..embed.urls import embed_url
 from ..errors import ApiError
 from ..extensions import db
 from ..models import ApiKey, Assessment, Report, WebhookDelivery
+from ..progress import framework_key
 from ..webhooks import service as webhooks
 
 ASSESSMENT_STATUSES = ("submitted", "generating", "completed", "failed")
@@ -45,10 +46,18 @@ class Page:
     total: int
 
 
-def assessment_frameworks(partner_id: int) -> list[str]:
-    """The frameworks the partner's assessments use, for the filter."""
+def _framework_names(partner_id: int) -> list[str]:
     return list(db.session.scalars(select(Assessment.framework).where(Assessment.partner_id == partner_id)
                                    .distinct().order_by(Assessment.framework)))
+
+
+def assessment_frameworks(partner_id: int) -> list[str]:
+    """The frameworks the partner's assessments use, for the filter: one entry per framework as the service reads
+    the names ("ISO 27001" and "iso 27001" are one; `progress.framework_key`), under its first spelling."""
+    first: dict[str, str] = {}
+    for name in _framework_names(partner_id):
+        first.setdefault(framework_key(name), name)
+    return sorted(first.values(), key=str.casefold)
 
 
 def assessments_page(partner_id: int, status: str | None, framework: str | None, number: int) -> Page:
@@ -58,8 +67,10 @@ def assessments_page(partner_id: int, status: str | None, framework: str | None,
     conditions = [Assessment.partner_id == partner_id]
     if status:
         conditions.append(Assessment.status == status)
-    if framework:
-        conditions.append(Assessment.framework == framework)
+    if framework:   # every spelling of the chosen framework
+        wanted = framework_key(framework)
+        conditions.append(Assessment.framework.in_(
+            [name for name in _framework_names(partner_id) if framework_key(name) == wanted]))
     total = db.session.scalar(select(func.count(Assessment.id)).where(*conditions)) or 0
     pages = max(1, math.ceil(total / PAGE_SIZE))
     number = min(max(1, number), pages)

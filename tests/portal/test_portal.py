@@ -376,6 +376,17 @@ def test_assessments_filter_paginate_and_count_views(signed_in, client, make_key
     assert ignored.status_code == 200 and "22 assessments" in text(ignored)
 
 
+def test_the_framework_filter_merges_spellings_as_the_service_reads_them(signed_in, client, make_key):
+    """Issue 33: the filter listed "ISO 27001" and "iso 27001" apart."""
+    auth = {"Authorization": f"Bearer {make_key('Acme Security').api_key}"}
+    for n, name in enumerate(["ISO 27001", "iso 27001", "ISO/IEC 27001:2022", "SOC 2"]):
+        submit(client, auth, companyId=f"client_{n}", framework=name)
+    page = text(signed_in.get("/portal/assessments"))
+    options = re.findall(r'<option value="([^"]*)"', page.split('id="filter-framework"')[1].split("</select>")[0])
+    assert options == ["", "ISO 27001", "SOC 2"], options
+    assert "3 assessments found" in text(signed_in.get("/portal/assessments?framework=ISO+27001"))
+
+
 def test_usage_by_month_and_key(app, signed_in, make_key):
     from app.extensions import db
 
