@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
-import re
 
 from flask import Blueprint, Response, current_app, render_template_string, request
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from .csp import style_hashes
 from .extensions import db
 
 log = logging.getLogger(__name__)
@@ -45,15 +43,6 @@ HOME_TEMPLATE = """{% extends "base.html" %}
   </ul>
 {% endblock %}
 """
-_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
-
-
-def _style_sources(body: str) -> str:
-    """CSP sources allowing exactly the page's own <style> blocks (the home page's, or the error page's)."""
-    return " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()}'"
-                    for block in _STYLE_BLOCK.findall(body))
-
-
 @bp.get("/")
 def home():
     return render_template_string(HOME_TEMPLATE,
@@ -68,7 +57,7 @@ def home_headers(response: Response) -> Response:
         return response
     styles = "'none'"
     if response.mimetype == "text/html" and not response.direct_passthrough:
-        styles = _style_sources(response.get_data(as_text=True)) or styles
+        styles = " ".join(style_hashes(response.get_data(as_text=True))) or styles
     response.headers["Content-Security-Policy"] = (f"default-src 'none'; style-src {styles}; img-src data:; "
                                                    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
     response.headers["X-Frame-Options"] = "DENY"

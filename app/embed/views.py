@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 
 from flask import Blueprint, Response, abort, current_app, g, render_template, request, url_for
 
+from .. import csp
 from ..errors import html_error
 from . import pdf, service, signing
 
@@ -16,7 +15,6 @@ bp = Blueprint("embed", __name__, url_prefix="/embed", static_folder="static", s
 ONE_YEAR = 365 * 24 * 3600
 # A logo opened on its own: an SVG's inline styles apply, nothing else loads or runs.
 LOGO_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
-_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
 
 
 @bp.context_processor
@@ -57,17 +55,11 @@ def _count_view(report_id: int) -> None:
         current_app.extensions["view_counter"].add(report_id)
 
 
-def _style_hashes(html: str) -> list[str]:
-    """CSP hashes of a page's own <style> blocks (a brand's accent colours; the error page's look)."""
-    return [f"'sha256-{base64.b64encode(hashlib.sha256(block.encode()).digest()).decode()}'"
-            for block in _STYLE_BLOCK.findall(html)]
-
-
 def _page(html: str | bytes, etag: str | None = None, style_hashes: list[str] | None = None) -> Response:
     """A page with an ETag: a reload whose copy is current gets a bodiless 304. The token was checked
     before this (a rotated or deleted one is a 404 at once), and `no-cache` makes the browser ask."""
     # A 304 carries the hashes too: the browser keeps the header.
-    g.embed_style_hashes = _style_hashes(html) if style_hashes is None else style_hashes
+    g.embed_style_hashes = csp.style_hashes(html) if style_hashes is None else style_hashes
     response = current_app.make_response(html)
     if etag:
         response.set_etag(etag)
@@ -95,7 +87,7 @@ def _served(kind: str, token: str, persona: str, render) -> Response:
         _count_view(report.id)
     if report is None or lookup.status == "generating":
         return _page(signing.sign_links(html, signed, token))
-    style_hashes = _style_hashes(html)
+    style_hashes = csp.style_hashes(html)
     service.store_page(lookup, kind, report.id, html, style_hashes)
     return _page(signing.sign_links(html, signed, token), etag, style_hashes)
 
@@ -238,7 +230,7 @@ def _inline_style_hashes(response: Response) -> list[str]:
         return g.embed_style_hashes
     if response.status_code < 400 or response.mimetype != "text/html" or response.direct_passthrough:
         return []
-    return _style_hashes(response.get_data(as_text=True))
+    return csp.style_hashes(response.get_data(as_text=True))
 
 
 def _is_embed_request() -> bool:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import re
 from datetime import datetime
 
 from flask import Flask, Response, current_app, render_template, request, url_for
 from flask_limiter import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 
+from ..csp import style_hashes
 from ..embed.service import asset_version
 from ..embed.views import embed_asset
 from ..errors import client_error
@@ -25,7 +23,6 @@ from .views import bp
 ONE_YEAR = 365 * 24 * 3600
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'self'{styles}; script-src 'self'; img-src 'self' data:; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
 NAV = (("keys", "portal.keys", "Keys"), ("assessments", "portal.assessments", "Assessments"),
        ("usage", "portal.usage_page", "Usage"), ("webhooks", "portal.webhooks", "Webhooks"))
 
@@ -65,8 +62,7 @@ def _inline_style_hashes(response: Response) -> str:
     """The shared HTML error page (routing errors, 405) has its own <style> block: allow exactly that."""
     if response.status_code < 400 or response.mimetype != "text/html" or response.direct_passthrough:
         return ""
-    blocks = _STYLE_BLOCK.findall(response.get_data(as_text=True))
-    return "".join(f" 'sha256-{base64.b64encode(hashlib.sha256(b.encode()).digest()).decode()}'" for b in blocks)
+    return "".join(f" {source}" for source in style_hashes(response.get_data(as_text=True)))
 
 
 @bp.after_app_request
