@@ -51,10 +51,11 @@ CASES = {
         "Higher education", "K-12 school district", "University", "Community college", "EdTech",
         "Ed tech", "Educational services", "E-learning", "Online learning platform", "Charter schools",
     ],
-    # Law firms, legal services and attorneys have their own pack since legal.toml (test_industry_packs_new.py).
+    # Law firms, legal services and attorneys have their own pack since legal.toml (test_industry_packs_new.py);
+# staffing and recruitment since staffing.toml (test_industry_packs_staffing.py).
     "professional_services": [
         "Management consulting", "Accounting", "CPA firm", "Tax preparation", "Professional services",
-        "Staffing agency", "Marketing agency", "Architecture firm", "Consultancy",
+        "Advertising agency", "Marketing agency", "Architecture firm", "Consultancy",
     ],
     "energy": [
         "Energy", "Oil & gas", "Oil and Gas", "Electric utility", "Utilities", "Renewable energy", "Solar",

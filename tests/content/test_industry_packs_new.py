@@ -1,8 +1,9 @@
-"""The five industry packs added after the first nine: nonprofit, logistics, hospitality, legal, construction.
+"""The industry packs added after the first nine: nonprofit, logistics, hospitality, legal, construction, and
+real estate (split out of construction).
 
 A partner's free-text industry is matched by stems that start a word, in file-name order, first pack wins:
 construction < education < energy < financial_services < healthcare < hospitality < legal < logistics <
-manufacturing < nonprofit < professional_services < public_sector < retail < saas. These cases pin the
+manufacturing < nonprofit < professional_services < public_sector < real_estate < retail < saas. These cases pin the
 spellings partners type for the new sectors, and the collisions the order decides, in both directions: a
 new pack must not take texts that belong elsewhere ("Hospital", "Defense contractor", "Law enforcement",
 "AI foundation models"), and must win the texts that are its own ("Hospitality", "Law firm").
@@ -21,9 +22,10 @@ from app.generation.facts import AssessmentFacts
 from app.generation.template_engine import TemplateEngine
 from tests.content.test_industry_packs import BRACKET, CITATION
 from tests.content.test_industry_packs import CASES as FIRST_CASES
+from tests.content.test_industry_packs_staffing import CASES as STAFFING_CASES
 
 C = load()
-NEW = ("nonprofit", "logistics", "hospitality", "legal", "construction")
+NEW = ("nonprofit", "logistics", "hospitality", "legal", "construction", "real_estate")
 
 CASES = {
     "nonprofit": [
@@ -55,10 +57,17 @@ CASES = {
     "construction": [
         "Construction", "General contractor", "General contracting", "Commercial construction",
         "Residential construction", "Homebuilder", "Home builder", "Electrical contractor", "Plumbing",
-        "Roofing", "Remodeling", "Renovation", "Real estate", "Real Estate", "Real estate brokerage",
-        "Commercial real estate", "Realty", "Realtor", "Property management", "Property development",
-        "Title and escrow", "Escrow services", "Title company", "REIT", "Apartment communities",
-        "Multifamily housing", "PropTech", "Estate agents", "Foundation repair",
+        "Roofing", "Remodeling", "Renovation", "Property development", "Foundation repair",
+        "Multi-family construction", "Apartment construction",
+    ],
+    # "Vacation rental management" is wanted here but hospitality's "vacation rental" (an earlier pack) takes it.
+    "real_estate": [
+        "Real estate", "Real Estate", "Real estate brokerage", "Commercial real estate", "Realty", "Realtor",
+        "Property management", "Residential property management", "Property management company",
+        "Letting agent", "Lettings agency", "Estate agency", "Estate agents", "Title and escrow",
+        "Escrow services", "Title company", "REIT", "Real estate investment trust", "Apartment communities",
+        "Multifamily housing", "PropTech", "Landlord", "HOA management", "Homeowners association management",
+        "Community association management", "Condominium association", "Rental property management",
     ],
 }
 
@@ -72,6 +81,9 @@ ELSEWHERE = {
     "Government contracting": "public_sector", "Title insurance": "financial_services",
     "Mortgage broker": "financial_services", "Insurance brokerage": "financial_services",
     "Multi-tenant SaaS": "saas", "Website builder software": "saas", "Architecture firm": "professional_services",
+    # real estate is after the public sector: no bare "property", "rental", "leasing" or "mortgage"
+    "Real estate law firm": "legal", "Property and casualty insurance": "financial_services",
+    "Equipment leasing": None, "Vacation rentals": "hospitality",
     # legal is before public sector and professional services: no bare "law" or "counsel"
     "Law enforcement": "public_sector", "Credit counseling": "financial_services",
     "Career counseling": None, "Accounting": "professional_services",
@@ -117,7 +129,7 @@ def test_a_food_bank_is_a_nonprofit(content, text):
 def test_the_two_case_files_together_cover_every_pack(content):
     assert set(CASES) == set(NEW)
     assert not set(CASES) & set(FIRST_CASES)
-    assert set(CASES) | set(FIRST_CASES) == set(content.industries)
+    assert set(CASES) | set(FIRST_CASES) | set(STAFFING_CASES) == set(content.industries)
     for key, texts in CASES.items():
         assert len(texts) >= 8, key
 
@@ -139,7 +151,8 @@ def test_order_is_file_name_order(content):
     assert keys == sorted(keys)
     for earlier, later in (("construction", "education"), ("healthcare", "hospitality"), ("hospitality", "legal"),
                            ("legal", "logistics"), ("manufacturing", "nonprofit"),
-                           ("legal", "professional_services"), ("nonprofit", "public_sector")):
+                           ("legal", "professional_services"), ("nonprofit", "public_sector"),
+                           ("public_sector", "real_estate"), ("real_estate", "retail")):
         assert keys.index(earlier) < keys.index(later), (earlier, later)
 
 
@@ -158,6 +171,7 @@ SERVED = {
     "hospitality": ("guests", "a guest"),
     "legal": ("clients", "a client"),
     "construction": ("clients", "a client"),
+    "real_estate": ("tenants and property owners", "a tenant"),
 }
 
 
@@ -186,7 +200,8 @@ def _text(report: dict) -> str:
 
 @pytest.mark.parametrize(("industry", "key"), [("Food pantry", "nonprofit"), ("Freight brokerage", "logistics"),
                                                ("Hotel group", "hospitality"), ("Law firm", "legal"),
-                                               ("General contractor", "construction")])
+                                               ("General contractor", "construction"),
+                                               ("Property management", "real_estate")])
 def test_reports_name_whom_the_sector_serves(industry, key):
     facts = AssessmentFacts.from_submission({
         "framework": "ISO 27001", "industry": industry, "policy": "PARTIAL",
@@ -223,3 +238,56 @@ def test_each_fact_ends_with_its_citation_and_year(content, key):
         assert str(fact["year"]) in fact["source"] or str(fact["year"]) in text, (fact["year"], text[:80])
         assert 1990 <= fact["year"] <= 2030 and fact["url"].startswith("https://"), fact
         assert "n.d." not in text and "the organization" not in text.lower()
+
+
+# ------------------------------------------------------------------ real estate is not construction
+PROPERTY_MANAGER = {
+    "companyId": "pm-1", "framework": "ISO/IEC 27001:2022", "industry": "Property management", "policy": "PARTIAL",
+    "displayName": "Harbourline Properties",
+    "requirements": [
+        {"id": "A.5.1", "title": "Policies for information security", "status": "met"},
+        {"id": "A.5.15", "title": "Access control", "status": "partially_met"},
+        {"id": "A.5.18", "title": "Access rights", "status": "not_met"},
+        {"id": "A.5.19", "title": "Information security in supplier relationships", "status": "partially_met"},
+        {"id": "A.5.23", "title": "Information security for use of cloud services", "status": "not_met"},
+        {"id": "A.5.24", "title": "Information security incident management planning and preparation",
+         "status": "partially_met"},
+        {"id": "A.5.30", "title": "ICT readiness for business continuity", "status": "not_met"},
+        {"id": "A.6.3", "title": "Information security awareness, education and training", "status": "not_met"},
+        {"id": "A.7.2", "title": "Physical entry", "status": "partially_met"},
+        {"id": "A.8.5", "title": "Secure authentication", "status": "partially_met"},
+        {"id": "A.8.8", "title": "Management of technical vulnerabilities", "status": "not_met"},
+        {"id": "A.8.13", "title": "Information backup", "status": "met"},
+        {"id": "A.8.15", "title": "Logging", "status": "not_met"},
+        {"id": "A.8.22", "title": "Segregation of networks", "status": "not_met"},
+    ]}
+
+
+def test_a_property_managers_reports_speak_of_tenants_not_construction():
+    facts = AssessmentFacts.from_submission(PROPERTY_MANAGER)
+    assert facts.industry_pack.key == "real_estate"
+    reports = {p.id: _text(ENGINE.write(facts, p.id, "spin")) for p in PERSONAS}
+    assert len(reports) == 25
+    for pid, text in reports.items():
+        lower = text.lower()
+        for word in ("estimating", "draws", "project managers"):
+            assert not re.search(r"\b" + word + r"\b", lower), (pid, word)
+    assert any("tenant" in text.lower() for text in reports.values())
+    assert sum("tenants" in text for text in reports.values()) >= 5
+
+
+def test_construction_keeps_no_real_estate_stems_or_facts(content):
+    construction = content.industries["construction"]
+    for stem in ("real estate", "realtor", "property manag", "escrow", "landlord", "apartment", "reit "):
+        assert stem not in construction.match, stem
+    text = " ".join([f["text"] for f in construction.facts] + list(construction.subject_notes.values())).lower()
+    for word in ("real estate", "escrow", "closing", "tenant", "agents", "lease"):
+        assert word not in text, word
+
+
+@pytest.mark.parametrize("key", ["real_estate", "construction"])
+def test_every_note_of_the_split_packs_argues_its_own_subject(content, key):
+    notes = content.industries[key].subject_notes
+    assert len(notes) >= (14 if key == "real_estate" else 10)
+    for sid, note in notes.items():
+        assert content.main_subject(note, sid.split(".")[0]) == sid, (key, sid)
