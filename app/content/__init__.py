@@ -217,6 +217,7 @@ class Persona:
     ask: str
     ask_clean: str
     ask_names_first: bool = True
+    measure_topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

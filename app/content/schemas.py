@@ -339,6 +339,9 @@ class PersonaSchema(Schema):
     stake = Text(required=True)
     outcome = Text(required=True)
     measures = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
+    # the topic each measure tracks, "" for one about the whole programme: a measure of a topic the assessment did
+    # not cover (a restore test where no backup requirement was assessed) is not offered as what closing gives
+    measure_topics = fields.List(fields.String(validate=validate.OneOf(("", *TOPICS))), load_default=list)
     decisions = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
     questions = fields.List(Text(), required=True, validate=validate.Length(min=2, max=6))
     decisions_clean = fields.List(Text(), required=True, validate=validate.Length(min=2, max=5))
@@ -349,6 +352,11 @@ class PersonaSchema(Schema):
     # for an ask about one workstream ("tier every supplier ...", "approve two legal workstreams ..."), where the
     # first item of the plan is often not one the ask is about
     ask_names_first = fields.Boolean(load_default=True)
+
+    @validates_schema
+    def a_topic_per_measure(self, data, **_):
+        if data.get("measure_topics") and len(data["measure_topics"]) != len(data.get("measures", ())):
+            raise ValidationError("one topic (or \"\") per measure", "measure_topics")
 
     @validates_schema
     def text_for_every_topic(self, data, **_):

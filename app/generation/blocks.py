@@ -210,9 +210,12 @@ def findings(r: Reading) -> Output:
     if "exposure" not in r.plan_blocks:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
-    if rest:   # the whole assessment stays in view: the reader's own areas are argued, the rest listed last
+    if rest or r.unargued:   # the whole assessment stays in view: the reader's areas argued, the rest listed last
         paras.append("Also open, in plan order:" if own else r.fill("Open at {org}, in plan order:"))
-        bullets = _listed(r, [i for g in rest for i in g.indices])
+        told = set(policy_items(r))   # already in the policy finding
+        bullets = _listed(r, [*r.unargued, *(i for g in rest for i in g.indices if i not in told)])
+        if not bullets:
+            paras.pop()
     return paras, bullets
 
 
@@ -274,6 +277,9 @@ POLICY_WHY = {
 }
 
 
+POLICY_RULE_READERS = frozenset({"general_counsel", "compliance_officer", "internal_auditor", "external_auditor"})
+
+
 def policy_items(r: Reading) -> list[int]:
     """The open requirements about written policy itself ("Policies and procedures", 164.316(a)): where no
     policy exists, they are told in the policy finding, not argued again in the governance group."""
@@ -293,7 +299,10 @@ def policy_finding(r: Reading) -> str:
     also = f", and {join([r.item_clause(i, with_obligation=False) for i in items[:MAX_NAMED]])}" if items else ""
     text = f"{r.slots['Org']} has no documented security policy{also}; for you that comes first: " \
            f"{r.fill(POLICY_WHY[r.p.id])}"
-    text = f"{text}; {_lower_first(_as_one(r.fill(rule)), r)}" if rule else text
+    # what the framework itself requires of written policy, for the readers who test or answer for it (in the same
+    # sentence as their own reason: said alone, the rule would read the same in four reports)
+    if rule and r.p.id in POLICY_RULE_READERS:
+        text = f"{text}; {_lower_first(_as_one(r.fill(rule)), r)}"
     return f"{text}."
 
 
@@ -304,6 +313,20 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
     if _acronym(text.split(" ", 1)[0]) or any(n and text.startswith(n) for n in names):
         return text
     return text[:1].lower() + text[1:]
+
+
+# A requirement and the reader's reason, once the methodology's own connective has been used in the report: taken by
+# the requirement's place, so neighbours read differently, and turned under each methodology, so one reader's reports
+# under SPIN and another methodology do not read the same sentence.
+PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
+                  "{Item}; the reason it counts: {angle}.", "{Item}; in practice, {angle}.")
+METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 1, "value_selling": 2,
+               "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
+
+
+def _plain_finding(r: Reading, i: int) -> str:
+    """The connective for requirement i: by its place in the assessment, so neighbours differ, turned by methodology."""
+    return PLAIN_FINDINGS[(METHOD_TURN.get(r.methodology, 0) + i) % len(PLAIN_FINDINGS)]
 
 
 def _group_finding(r: Reading, group, first: bool = True) -> str | None:
@@ -330,7 +353,8 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         clause = r.item_clause(i, with_obligation=explain and not sentences)
         # framed by the topic the reason is about: the angle's, or the subject's (CC9.1 argued as risk treatment is
         # governance, whatever topic the pack files it under)
-        reason, tid = why[0].rstrip("."), why[1] or subjects_of(r.f)[i].topic
+        sub = subjects_of(r.f)[i]
+        reason, tid = why[0].rstrip("."), why[1] or (sub.topic if sub else main_topic(r.f, i))
         label = r.content.topics[tid].label
         if why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
             form = r.plan.finding_operations if why[2] == "operations" else r.plan.finding_evidence
@@ -341,14 +365,22 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         else:
             r.leads.add(label)
             form = r.plan.finding
+        # a connective said once reads as a voice, said four times as a template ("it matters to you because" and
+        # "and that matters to you because" are one voice)
+        voice = "voice" if form in (r.plan.finding, r.plan.finding_next) else form
+        if voice in r.voiced:
+            form = _plain_finding(r, i)
+        else:
+            r.voiced.add(voice)
         angle = _lower_first(reason, r)
         sentences.append(r.fill(form, item=clause, Item=cap(clause), angle=angle, Angle=cap(angle)).rstrip("."))
     policy = f"{r.slots['Org']} has no documented security policy." if group.policy else ""
     if not sentences:
+        if policy:   # the policy is said; the area's open requirements are listed with the rest
+            r.unargued += [i for i in group.indices if i not in told]
         return policy or None
-    rest = bare + [i for i in group.indices if i not in shown and i not in told]
-    if rest:
-        sentences[-1] += f"; also open in {group.topic.label}: {r.refs(rest, limit=MAX_NAMED)}"
+    # the area's other open items are listed with the rest of the assessment, each with its status
+    r.unargued += bare + [i for i in group.indices if i not in shown and i not in told]
     return " ".join(filter(None, [policy, *(s + "." for s in sentences)]))
 
 
@@ -484,8 +516,22 @@ def scenario(r: Reading) -> Output:
     return [text], []
 
 
+def _measures(r: Reading) -> list[str]:
+    """The reader's measures of what closing gives, without those of a topic the assessment did not cover (a test
+    restore where no backup requirement was assessed), made up from the reader's definitions of done for their open
+    topics where fewer than two are left. Outside readers keep every measure: what they ask about is theirs."""
+    tags = r.p.measure_topics or ("",) * len(r.p.measures)
+    covered = {main_topic(r.f, i) for i in range(r.f.total)}
+    kept = [m for m, t in zip(r.p.measures, tags, strict=True)
+            if r.relation == "outside_reader" or not t or t in covered]
+    if len(kept) < 2:
+        done = [r.p.done[g.topic.id] for g in r.groups if g.topic.id in r.p.done and g.topic.id not in tags]
+        kept += done[:3 - len(kept)]
+    return [cap(r.fill(m)) for m in kept]
+
+
 def payoff(r: Reading) -> Output:
-    measures = [cap(r.fill(m)) for m in r.p.measures]
+    measures = _measures(r)
     if r.all_met or not r.groups:
         return ["What holds today is worth keeping visible. Measures to follow:"], measures
     return [r.fill(r.p.outcome), "Measures you can follow:"], measures

@@ -154,8 +154,24 @@ class TemplateEngine:
                   "readerRelation": p.relation,
                   "knowledge": {"framework": r.framework.key if r.framework else None,
                                 "industry": r.industry.key if r.industry else None}}
+        if facts.display_name:
+            report = _possessives(report, facts.display_name)
         check_report(report, r)   # a disagreement with the selection is a bug: it raises, never falls back
         return report
+
+
+def _possessives(value, name: str):
+    """ "Harbourline Properties's" -> "Harbourline Properties'": a name that reads as a plural takes the apostrophe
+    alone ("Acme Widgets'"); "Jones's" and "Glass's" keep theirs."""
+    if not name.endswith("s") or name.endswith("ss") or " " not in name:
+        return value
+    if isinstance(value, str):
+        return value.replace(f"{name}'s", f"{name}'").replace(f"{name}\u2019s", f"{name}\u2019")
+    if isinstance(value, list):
+        return [_possessives(v, name) for v in value]
+    if isinstance(value, dict):
+        return {k: _possessives(v, name) for k, v in value.items()}
+    return value
 
 
 def _same(lead: str, heading: str) -> bool:
