@@ -35,6 +35,8 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
                    # "an automotive parts supplier"; what an owner calls the organization ("practice", "business")
                    "a_industry", "business",
+                   # what an outside auditor's conclusion rests on, and what an open item makes them decide
+                   "audit_conclusion", "audit_stake", "served_and_partners",
                    # the organization by its kind: "a health care clinic" where the industry names one, else
                    # "an organization in banking"
                    "an_org",
@@ -160,6 +162,14 @@ class RequirementInfoSchema(Schema):
     matters = Text(load_default="")
 
 
+class CatalogueSchema(Schema):
+    size = fields.Integer(required=True, validate=validate.Range(min=1))
+    name = fields.String(required=True, validate=_text)
+    id_prefix = fields.String(required=True, validate=validate.Length(min=1))
+    also = fields.String(load_default="")
+    also_prefixes = fields.List(fields.String(), load_default=list)
+
+
 class FrameworkSchema(Schema):
     key = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_]+$"))
     name = fields.String(required=True, validate=_text)
@@ -175,6 +185,11 @@ class FrameworkSchema(Schema):
     # What open (not met / partly met) items mean for the document customers, acquirers, regulators or insurers
     # read: the report, certificate, attestation or investigation file ("" if not written yet).
     open_items_mean = Text(load_default="")
+    # What an outside auditor's conclusion rests on and what an open item makes them decide, where the framework's
+    # audit is not an attestation over a period (an ISO certification body grades nonconformities; a QSA reports a
+    # requirement in place or not). "" for the attestation wording in the external auditor's persona.
+    audit_conclusion = Text(load_default="")
+    audit_stake = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
     # The designations requirements may carry, in the framework's order. With `tier_term`, they are cumulative
     # tiers, lowest first (CIS Implementation Groups, Essential Eight maturity levels, CMMC levels): a
@@ -186,6 +201,9 @@ class FrameworkSchema(Schema):
     # Topics that lead the work plan for this framework, ahead of the general risk order, where the framework
     # itself builds on them (HIPAA: the risk analysis every other safeguard rests on). Empty for most.
     first_topics = fields.List(fields.String(validate=validate.OneOf(TOPICS)), load_default=list)
+    # The catalogue an assessment samples from, for outside readers' scope: "12 of the 93 Annex A controls". Ids
+    # starting `id_prefix` count; `also` names what the audit covers beyond the catalogue when no id of it is given.
+    catalogue = fields.Nested(CatalogueSchema, load_default=None)
     schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
     requirements = fields.Dict(keys=fields.String(), values=fields.Nested(RequirementInfoSchema),
                                load_default=dict)

@@ -650,7 +650,10 @@ def coverage(r: Reading) -> Output:
             r.refs(ix, limit=3) if r.f.requirements[ix[0]].title.lower().startswith(topic.label) else
             f"{topic.label}, {r.refs(ix, limit=3)}" for topic, ix in open_rest) + ".")
     paras += r.interactions()
-    if r.uncovered:
+    scope = catalogue_scope(r)
+    if scope:
+        paras.append(f"The assessment covered {scope}.")
+    elif r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []
 
@@ -792,6 +795,18 @@ def _brief_ref(r: Reading, i: int, limit: int = 70) -> str:
     return r.ref(i).replace(title, cut + "\u2026", 1)
 
 
+def catalogue_scope(r: Reading) -> str | None:
+    """ "12 of the 93 Annex A controls; certification also audits ...": how much of the framework's catalogue the
+    assessment sampled, where the pack knows the catalogue and the ids are its own."""
+    cat = r.framework.catalogue if r.framework else None
+    if not cat:
+        return None
+    n = sum(1 for q in r.f.requirements if q.id.strip().upper().startswith(cat["id_prefix"].upper()))
+    if not n:
+        return None
+    return f"{n} of the {cat['size']} {cat['name']}" + (f"; {cat['also']}" if cat["also"] else "")
+
+
 def _outside_points(r: Reading) -> list[str]:
     """Evidence, not work: where the record is weakest (the reader's areas first), what was not assessed."""
     # weakest first: most not met, then most partly met (the plan's order is the order of work, not of evidence)
@@ -801,11 +816,14 @@ def _outside_points(r: Reading) -> list[str]:
     weak = [f"{g.topic.label} ({_open_mix(r, g.indices) or 'no documented policy'})"
             for g in sorted(r.groups, key=gaps)]
     points = ["No documented security policy: a governance finding to read first"] if r.policy_first else []
-    points.append(f"Weakest evidence: {'; '.join(weak[:2])}" if weak else
+    points.append(f"Most open items: {'; '.join(weak[:2])}" if weak else
                   f"Every assessed {r.item_term} is recorded as met")
     if r.policy_gap and not r.policy_first:
         points.append("No documented security policy: a governance finding")
-    if r.uncovered:
+    scope = catalogue_scope(r)
+    if scope:
+        points.append(f"Scope: {scope}")
+    elif r.uncovered:
         points.append(f"Not assessed here: {topic_labels(r.uncovered)}")
     if not weak:
         points.append("Residual risk is upkeep: met controls weaken unless their evidence is kept current")

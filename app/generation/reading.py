@@ -134,6 +134,11 @@ def _an_org(industry: str) -> str:
     return f"{_article(industry)} {industry}" if _ORG_NOUN.search(industry) else f"an organization in {industry}"
 
 
+AUDIT_CONCLUSION = ("An auditor's conclusion on {framework} rests on evidence that controls were suitably designed "
+                    "and, where the engagement covers a period, that they operated throughout it.")
+AUDIT_STAKE = "the auditor has to decide whether the exception affects the opinion and how far testing must widen"
+
+
 def slots_for(facts: AssessmentFacts) -> dict[str, str]:
     """What the content files' placeholders stand for in this assessment's reports."""
     def build():
@@ -147,9 +152,17 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
                 "industry": industry, "a_industry": f"{_article(industry)} {industry}", "an_org": _an_org(industry),
                 "served": ind.served if ind else f"the people {facts.organization} serves",
+                # "candidates, client employers and partners", not "candidates and client employers and partners"
+                "served_and_partners": (ind.served.replace(" and ", ", ", 1) if ind and " and " in ind.served
+                                        else ind.served if ind else f"the people {facts.organization} serves")
+                + " and partners",
                 "one_served": ind.one_served if ind else f"someone {facts.organization} serves",
                 "systems": ind.systems if ind else "the main systems",
-                "business": _business_word(facts.industry, ind)}
+                "business": _business_word(facts.industry, ind),
+                # an attestation over a period unless the framework's audit is another kind (ISO certification, PCI ROC)
+                "audit_conclusion": (fw.audit_conclusion if fw and fw.audit_conclusion else AUDIT_CONCLUSION).format(
+                    framework=framework, org=facts.organization),
+                "audit_stake": fw.audit_stake if fw and fw.audit_stake else AUDIT_STAKE}
     return facts.memo("slots", build)
 
 

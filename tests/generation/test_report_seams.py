@@ -122,3 +122,26 @@ def test_an_underwriter_weighs_how_a_loss_happens_not_how_an_auditor_samples():
     assert reason_order(underwriter)[:2] == ("risk", "recovery")
     report = ENGINE.write(AssessmentFacts.from_submission(RESTAURANTS), "insurance_underwriter", "meddpicc")
     assert not re.search(r"assessors trace a sample", text(report), re.I)
+
+
+def test_an_iso_auditor_reads_certification_terms_and_the_share_of_annex_a_assessed():
+    """Panel: an ISO 27001 external auditor's report framed the audit as SOC 2 ("the opinion", "operated throughout
+    the period") and named one arbitrary area as "not assessed" instead of the 81 Annex A controls left out."""
+    report = ENGINE.write(AssessmentFacts.from_submission(PROPERTIES), "external_auditor", "spin")
+    written = text(report)
+    assert "affects the opinion" not in written and "where the engagement covers a period" not in written
+    assert "certification body" in written and "major or minor" in written
+    assert "Scope: 6 of the 93 Annex A controls; certification also audits the management-system clauses 4 to 10" \
+        in report["keyPoints"]
+    soc2 = {**PROPERTIES, "framework": "SOC 2 Type II",
+            "requirements": [{"id": "CC6.1", "title": "Logical access", "status": "not_met"}]}
+    soc2_report = ENGINE.write(AssessmentFacts.from_submission(soc2), "external_auditor", "spin")
+    assert "affects the opinion" in text(soc2_report)
+
+
+def test_whom_the_organization_serves_reads_as_english_beside_partners_and_its_kind():
+    f = AssessmentFacts.from_submission({**PROPERTIES, "industry": "Recruitment agency", "displayName": None})
+    ceo = text(ENGINE.write(f, "ceo_president", "spin"))
+    assert "candidates, client employers and partners" in ceo and "employers and partners and" not in ceo
+    for persona in PERSONAS:
+        assert "in recruitment agency" not in text(ENGINE.write(f, persona.id, "spin")).lower(), persona.id

@@ -314,7 +314,7 @@ def test_an_outside_readers_weakest_evidence_is_the_area_with_most_gaps():
         {"id": "3.1.3", "title": "Handling of supporting assets", "status": "not_met"},
         {"id": "1.3.2", "title": "Classification of information assets", "status": "partially_met"}]})
     points = ENGINE.write(f, "investor", "value_selling")["keyPoints"]
-    assert "Weakest evidence: asset management (2 not met, 1 partly met); access control (1 not met, 1 partly met)" \
+    assert "Most open items: asset management (2 not met, 1 partly met); access control (1 not met, 1 partly met)" \
         in points
     # an engineering firm's data is its clients' confidential information, not "privileged" (a law firm's word)
     assert "privileged" not in str(ENGINE.write(f, "board_member", "challenger")).lower()
