@@ -80,6 +80,7 @@ class Framework:
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
     audit_conclusion: str = ""  # what an outside auditor's conclusion rests on, where not an attestation over a period
     audit_stake: str = ""       # what an open item makes that auditor decide
+    accepted_gap: str = ""      # what accepting a risk means for that document, where an open item is not simply shown
     catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also, also_prefixes
     covers: frozenset = frozenset()      # the topics any of its ids maps to: what the framework can assess
     designations: tuple[str, ...] = ()   # the designations requirements may carry, in the framework's order
@@ -458,7 +459,7 @@ def _framework(data: dict) -> Framework:
                      _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
-                     catalogue=data["catalogue"],
+                     catalogue=data["catalogue"], accepted_gap=data["accepted_gap"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
                      tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]))

@@ -190,6 +190,9 @@ class FrameworkSchema(Schema):
     # requirement in place or not). "" for the attestation wording in the external auditor's persona.
     audit_conclusion = Text(load_default="")
     audit_stake = Text(load_default="")
+    # What accepting a risk instead of closing it means for the document outsiders read ("" for "an accepted or
+    # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
+    accepted_gap = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
     # The designations requirements may carry, in the framework's order. With `tier_term`, they are cumulative
     # tiers, lowest first (CIS Implementation Groups, Essential Eight maturity levels, CMMC levels): a

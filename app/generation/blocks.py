@@ -213,7 +213,9 @@ def findings(r: Reading) -> Output:
     if rest or r.unargued:   # the whole assessment stays in view: the reader's areas argued, the rest listed last
         paras.append("Also open, in plan order:" if own else r.fill("Open at {org}, in plan order:"))
         told = set(policy_items(r))   # already in the policy finding
-        bullets = _listed(r, [*r.unargued, *(i for g in rest for i in g.indices if i not in told)])
+        order = {i: n for n, i in enumerate(i for s in work_plan(r.f).steps for i in s.indices)}   # as the heading says
+        bullets = _listed(r, sorted([*r.unargued, *(i for g in rest for i in g.indices if i not in told)],
+                                    key=lambda i: order.get(i, len(order))))
         if not bullets:
             paras.pop()
     return paras, bullets
@@ -606,8 +608,9 @@ def decisions(r: Reading) -> Output:
     items = [cap(r.fill(d)) for d in (r.p.decisions_clean if r.all_met else r.p.decisions)]
     if r.framework and r.framework.key in ATTESTED:
         # Under an attested framework a risk accepted or insured is still an open item in what customers read.
-        items = [f"{d}, knowing that under {r.slots['framework']} an accepted or insured gap still shows in the "
-                 f"assessor's report" if re.search(r"\baccept", d) and re.search(r"transfer|insur", d) else d
+        gap = r.fill(r.framework.accepted_gap) if r.framework.accepted_gap else \
+            f"under {r.slots['framework']} an accepted or insured gap still shows in the assessor's report"
+        items = [f"{d}, knowing that {gap}" if re.search(r"\baccept", d) and re.search(r"transfer|insur", d) else d
                  for d in items]
     lead = {"decision_maker": "Yours to decide:" if r.all_met else "Yours to decide, item by item:",
             "operator": "Sign-offs to secure:" if r.all_met else "Sign-offs to secure before the work starts:",
@@ -747,11 +750,18 @@ def _key_points(r: Reading) -> list[str]:
         return points
     points = ["No documented security policy: the first item to settle"] if r.policy_first else []
     where = "across the assessment" if r.whole else "in your area"
-    mix = ", ".join(filter(None, [_open_mix(r, r.mine_open), "no documented security policy" if policy else ""]))
+    covered = [i for i in plan.policy_covers if i in r.mine_open]
+    # the policy requirement (12.1.1) is one of the counted items: it is not a further one
+    missing = (f"the missing security policy among them ({', '.join(r.f.requirements[i].id.strip() for i in covered)})"
+               if covered else "no documented security policy") if policy else ""
+    mix = ", ".join(filter(None, [_open_mix(r, r.mine_open), missing]))
     points.append(f"{r.item(n)} open {where}: {mix}" if n else f"Open {where}: {mix}")
     first = r.first_item
     if r.policy_first:
         pass    # the policy point above says what comes first
+    elif policy and r.whole:   # the plan starts with the policy: every reader of the whole assessment is told so
+        points.append("First to close: the missing security policy, which gives the other controls their mandate "
+                      "and owners")
     elif first is not None:
         point = f"First to close: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}"
         why = why_first(r.f, first, r.mine_open)
@@ -816,6 +826,8 @@ def _outside_points(r: Reading) -> list[str]:
     weak = [f"{g.topic.label} ({_open_mix(r, g.indices) or 'no documented policy'})"
             for g in sorted(r.groups, key=gaps)]
     points = ["No documented security policy: a governance finding to read first"] if r.policy_first else []
+    if r.f.open_count:
+        points.append(f"{r.item(r.f.open_count)} open of {r.f.total}: {_open_mix(r, r.f.open_order)}")
     points.append(f"Most open items: {'; '.join(weak[:2])}" if weak else
                   f"Every assessed {r.item_term} is recorded as met")
     if r.policy_gap and not r.policy_first:
@@ -827,5 +839,4 @@ def _outside_points(r: Reading) -> list[str]:
         points.append(f"Not assessed here: {topic_labels(r.uncovered)}")
     if not weak:
         points.append("Residual risk is upkeep: met controls weaken unless their evidence is kept current")
-    points.append("Statuses as recorded by the assessment, not tested for this report")
     return points

@@ -24,7 +24,7 @@ from openai import APIStatusError, OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
-from .blocks import key_points, since_last
+from .blocks import _owns_policy, key_points, since_last
 from .consistency import ReportInconsistency, check_report
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
@@ -181,8 +181,9 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
         + ("; ".join(f"{owner}: {k} on {label}" for owner, label, k in r.others_by_owner()) or "none"),
         *([f"Since the client's previous assessment (say this, and nothing more about the change): {since}"]
           if (since := since_last(r)) else []),
-        *([f"First to close (the work plan's order): {r.short(r.first_item)}"
-           f"{why_first(r.f, r.first_item, r.mine_open)}"] if r.first_item is not None else []),
+        *(["First to close (the work plan's order): the missing security policy"] if _owns_policy(r) and r.whole
+          else [f"First to close (the work plan's order): {r.short(r.first_item)}"
+                f"{why_first(r.f, r.first_item, r.mine_open)}"] if r.first_item is not None else []),
         *([f"Money for this reader: closing every open item takes {work_plan(r.f).total_range} person-days, about "
            f"{money(r.f, work_plan(r.f).total)}. {basis_sentence(r.f)}"] if r.p.id in MONEY_READERS else []),
         *([f"What open items mean for the deliverable: {r.fill(r.framework.open_items_mean)}"]

@@ -54,9 +54,9 @@ STATUS_NOTE = {
                       "it stops.",
     "operator": "A not-met item has nothing to extend and must be built; a partly met one already works "
                 "somewhere, so the first task is to find where it stops.",
-    "outside_reader": "Statuses are as recorded by the assessment, not tested for this report. Read not met as "
-                      "absent on the assessment date, and partly met as present with coverage the assessment "
-                      "does not quantify.",
+    "outside_reader": "Statuses are as recorded by the assessment, not tested for this report. Not met means not "
+                      "in place, or not working as the requirement asks, on the assessment date; partly met means "
+                      "in place in part, with coverage the assessment does not quantify.",
 }
 
 
@@ -206,7 +206,7 @@ def call_to_action(r: Reading, p: Persona) -> str:
     ask = r.fill(p.ask_clean if r.all_met else p.ask)
     if r.relation != "outside_reader" and not r.all_met and p.ask_names_first:
         first = r.first_item
-        if r.policy_first or (first is None and _owns_policy(r)):
+        if r.policy_first or (_owns_policy(r) and (r.whole or first is None)):
             ask += f", starting with {POLICY}"
         elif first is not None:
             ask += f", starting with {r.ref(first)}"

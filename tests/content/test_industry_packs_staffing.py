@@ -143,3 +143,13 @@ def test_a_recruiters_gdpr_reports_never_speak_of_clients_confidential_informati
         assert "clients' confidential information" not in text, pid
         assert "client project, document and billing systems" not in text, pid
         assert "{" not in text and "}" not in text, pid
+
+
+@pytest.mark.parametrize("text, key", [("Payroll services", "professional_services"),
+                                       ("Payroll bureau", "professional_services"),
+                                       ("Professional employer organization (PEO)", "professional_services"),
+                                       ("Payroll software", "saas"), ("Staffing agency", "staffing")])
+def test_payroll_providers_are_matched_to_a_sector_not_left_generic(text, key):
+    """Panel (2026-11-27): a SOC 2 payroll company read "the main systems" and "the people the organization
+    serves": no pack took "Payroll services"."""
+    assert load().industry_for(text).key == key

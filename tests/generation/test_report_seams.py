@@ -145,3 +145,56 @@ def test_whom_the_organization_serves_reads_as_english_beside_partners_and_its_k
     assert "candidates, client employers and partners" in ceo and "employers and partners and" not in ceo
     for persona in PERSONAS:
         assert "in recruitment agency" not in text(ENGINE.write(f, persona.id, "spin")).lower(), persona.id
+
+
+def test_provisioning_is_argued_as_joiners_and_leavers_not_as_least_privilege():
+    """Panel: SOC 2 CC6.2 ("Registers and authorizes new users; removes access when no longer required") was argued
+    with the cost of "designing roles and trimming excess rights" and read with change management as segregation
+    of duties."""
+    f = AssessmentFacts.from_submission({
+        "companyId": "p-1", "framework": "SOC 2 Type II", "industry": "Payroll services", "policy": "YES",
+        "requirements": [
+            {"id": "CC6.2", "title": "Registers and authorizes new users; removes access when no longer required",
+             "status": "not_met"},
+            {"id": "CC8.1", "title": "Change management", "status": "met"},
+            {"id": "CC7.2", "title": "Monitors system components for anomalies", "status": "not_met"}]})
+    cfo = text(ENGINE.write(f, "cfo", "value_selling"))
+    assert "trimming excess rights" not in cfo and "approve and carry out a change" not in cfo
+
+
+def test_the_policy_requirement_is_counted_once_and_first_to_close_agrees_across_readers():
+    """Panel: "5 not met, 3 partly met, no documented security policy" read as a ninth item, and the owner's report
+    put the policy first while the CFO's said "First to close: MFA"."""
+    f = AssessmentFacts.from_submission(RESTAURANTS)
+    cfo = ENGINE.write(f, "cfo", "challenger")
+    assert "8 requirements open across the assessment: 5 not met, 3 partly met, the missing security policy among " \
+           "them (12.1.1)" in cfo["keyPoints"]
+    assert any(p.startswith("First to close: the missing security policy") for p in cfo["keyPoints"])
+    owner = ENGINE.write(f, "small_business_owner", "spin")
+    assert owner["keyPoints"][0] == "No documented security policy: the first item to settle"
+
+
+def test_the_remaining_open_items_are_listed_in_the_plans_order():
+    from app.generation.plan import work_plan
+    f = AssessmentFacts.from_submission(RESTAURANTS)
+    order = [i for s in work_plan(f).steps for i in s.indices]
+    ids = [f.requirements[i].id for i in order]
+    for persona in ("cfo", "board_member", "small_business_owner"):
+        report = ENGINE.write(f, persona, "spin")
+        listed = [b for s in report["sections"] if not s["heading"].startswith("Appendix") for b in s["bullets"]
+                  if re.search(r"\((\d[\d.]*)\): (not met|partly met)$", b)]
+        got = [re.search(r"\((\d[\d.]*)\)", b).group(1) for b in listed]
+        assert got == [i for i in ids if i in got], (persona, got)
+
+
+def test_iso_risk_acceptance_and_gdpr_powers_are_stated_as_the_frameworks_have_them():
+    ceo = text(ENGINE.write(AssessmentFacts.from_submission(PROPERTIES), "ceo_president", "sandler"))
+    assert "an accepted or insured gap still shows" not in ceo
+    assert "is not a nonconformity, while a gap nobody has decided on is" in ceo
+    gdpr = AssessmentFacts.from_submission({
+        "companyId": "g-1", "framework": "GDPR", "industry": "Recruitment agency", "policy": "YES",
+        "requirements": [{"id": "Art. 28", "title": "Processor", "status": "not_met"},
+                         {"id": "Art. 33", "title": "Notification of a personal data breach", "status": "not_met"}]})
+    board = text(ENGINE.write(gdpr, "board_member", "challenger"))
+    assert "No certificate or report attests GDPR compliance" not in board
+    assert "corrective measures under Article 58(2)" in board

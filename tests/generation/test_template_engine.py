@@ -324,15 +324,23 @@ def test_every_report_opens_with_a_few_short_points_for_its_reader():
         if PERSONA_BY_ID[persona].relation == "outside_reader":   # evidence, never work or money
             assert not any("person-days" in p or "First to close" in p for p in points), (case, persona)
     hipaa = run("hipaa_clinic", "spin")
-    # "First to close" is the first item of the shared plan's first step that is the reader's.
-    plan = work_plan(facts_of("hipaa_clinic"))
+    # No written policy: the shared plan starts with it, so "first to close" is the policy for every reader of the
+    # whole assessment, as the summary and the call to action say (panel: the owner's report put the policy first,
+    # the CFO's MFA)
+    assert "First to close: the missing security policy, which gives the other controls their mandate and owners" \
+        in hipaa["cfo"]["keyPoints"]
+    assert hipaa["cfo"]["callToAction"].rstrip(".").endswith("starting with the missing security policy")
+    # With a policy, "First to close" is the first item of the shared plan's first step that is the reader's.
+    billing = run("hipaa_billing", "spin")
+    plan = work_plan(facts_of("hipaa_billing"))
     first = next(i for step in plan.steps for i in step.indices)
-    ref = facts_of("hipaa_clinic").requirements[first]
-    assert any(p.startswith(f"First to close: {ref.title} ({ref.id}") for p in hipaa["cfo"]["keyPoints"])
+    ref = facts_of("hipaa_billing").requirements[first]
+    assert any(p.startswith(f"First to close: {ref.title} ({ref.id}") for p in billing["cfo"]["keyPoints"])
     assert hipaa["cfo"]["keyPoints"][0].startswith("10 requirements open across the assessment")
     assert any("person-days" in p for p in hipaa["network_admin"]["keyPoints"])
     assert hipaa["external_auditor"]["keyPoints"][0].startswith("No documented security policy")
-    assert hipaa["investor"]["keyPoints"][0].startswith("Most open items:")
+    assert hipaa["investor"]["keyPoints"][0].startswith("10 requirements open of ")
+    assert hipaa["investor"]["keyPoints"][1].startswith("Most open items:")
     clean = run("iso27001_all_met", "spin")
     assert clean["ceo_president"]["keyPoints"][0] == "All 12 controls at the organization recorded as met"
 
