@@ -348,6 +348,12 @@ def _main_subject(subjects: tuple[Subject, ...], text: str, topic: str) -> str |
     return best
 
 
+def subjects_named(subjects: tuple[Subject, ...], text: str, topic: str) -> frozenset[str]:
+    """Every subject of `topic` a text names by one of its (strong) terms: what an argument is about at all."""
+    haystack = _words(text)
+    return frozenset(s.id for s in subjects if s.topic == topic and any(" " + t in haystack for t in s.terms))
+
+
 def _hits(sub: Subject, words: str) -> int:
     """Terms of a subject found in text: 2 for each term, 1 for each weak term."""
     return 2 * sum(" " + t in words for t in sub.terms) + sum(" " + t in words for t in sub.weak_terms)

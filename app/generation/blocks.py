@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from datetime import date
 
+from ..content import subjects_named
 from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
 from .reading import (
@@ -322,6 +323,7 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
 # under SPIN and another methodology do not read the same sentence.
 PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
                   "{Item}; the reason it counts: {angle}.", "{Item}; in practice, {angle}.")
+PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}."}
 METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 1, "value_selling": 2,
                "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
 
@@ -370,8 +372,8 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         # a connective said once reads as a voice, said four times as a template ("it matters to you because" and
         # "and that matters to you because" are one voice)
         voice = "voice" if form in (r.plan.finding, r.plan.finding_next) else form
-        if voice in r.voiced:
-            form = _plain_finding(r, i)
+        if voice in r.voiced:   # what a working control looks like, or its test, is never said as a reason
+            form = PLAIN_KIND.get(why[2]) or _plain_finding(r, i)
         else:
             r.voiced.add(voice)
         angle = _lower_first(reason, r)
@@ -634,7 +636,17 @@ def coverage(r: Reading) -> Output:
     paras = [policy_finding(r)] if r.policy_first and not r.all_met else []
     tier = tier_standing(r) if "findings" not in r.plan_blocks else None
     paras += [tier] if tier else []
-    for tid in [t for t in r.p.topics if t in by_topic]:
+    # the reader's angle on an area frames it only where the angle is about one of the area's requirements here: an
+    # underwriter's multi-factor angle never frames "Registers and authorizes new users" (read as "MFA: not met");
+    # there the statuses come first and the angle is said as what the record does not show
+    def angled(tid: str) -> bool:
+        if tid not in r.p.angles:
+            return True
+        named = subjects_named(r.content.subjects, r.fill(r.p.angles[tid]), tid)
+        # a requirement as broad as its area ("Logging", no narrower subject) is about every angle on it
+        return not named or any(subjects_of(r.f)[i] is None or subjects_of(r.f)[i].id in named for i in by_topic[tid])
+    own = [t for t in r.p.topics if t in by_topic]
+    for tid in own:
         topic, ix = r.content.topics[tid], by_topic[tid]
         parts = []
         for status in ("not_met", "partially_met", "met"):
@@ -644,9 +656,13 @@ def coverage(r: Reading) -> Output:
                 # the designation, so a list of three reads "A (1), B (2) and C (3)" between the statuses' semicolons
                 shown = [_titled(r, i) for i in these[:3]] + ([f"{len(these) - 3} more"] if len(these) > 3 else [])
                 parts.append(f"{STATUS_WORD[status]}, {join(shown)}")
-        paras.append(f"{cap(topic.label)}, where {r.stake(topic)}: {'; '.join(parts)}.")
+        if angled(tid):
+            paras.append(f"{cap(topic.label)}, where {r.stake(topic)}: {'; '.join(parts)}.")
+        else:
+            paras.append(f"{cap(topic.label)}: {'; '.join(parts)}; none of these records directly what your "
+                         f"reading of the area turns on, that {r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
-            if t not in r.p.topics]
+            if t not in own]
     open_rest = [(topic, ix) for topic, ix in rest if ix]
     if open_rest:
         paras.append("Open in the other areas assessed: " + "; ".join(

@@ -198,3 +198,28 @@ def test_iso_risk_acceptance_and_gdpr_powers_are_stated_as_the_frameworks_have_t
     board = text(ENGINE.write(gdpr, "board_member", "challenger"))
     assert "No certificate or report attests GDPR compliance" not in board
     assert "corrective measures under Article 58(2)" in board
+
+
+def test_an_outside_readers_angle_frames_an_area_only_where_a_requirement_there_is_about_it():
+    """Panel: an ISO auditor read "Governance and risk management, where risk assessment, policy approval and
+    management review are entity-level controls ...: met, Policies for information security (A.5.1)", as if risk
+    assessment and management review were met; only the policy was assessed."""
+    f = AssessmentFacts.from_submission({**PROPERTIES, "requirements": [
+        *PROPERTIES["requirements"], {"id": "A.5.1", "title": "Policies for information security", "status": "met"}]})
+    auditor = body(ENGINE.write(f, "external_auditor", "spin"))
+    assert "Governance and risk management: met, Policies for information security (A.5.1); none of these records " \
+           "directly what your reading of the area turns on" in auditor
+    assert "Logging and monitoring, where " in auditor   # Logging (A.8.15) is what the auditor's angle is about
+
+
+def test_a_second_operating_or_evidence_sentence_is_not_said_as_a_reason():
+    """Panel: "... (CC7.2) is not met; the reason it counts: analysts watch alerts ..." (no reason followed)."""
+    for persona in PERSONAS:
+        for methodology in ("spin", "gap_selling", "challenger"):
+            report = ENGINE.write(AssessmentFacts.from_submission(RESTAURANTS), persona.id, methodology)
+            for paragraph in body(report).splitlines():
+                for connective in ("the reason it counts: ", "which matters because ", "in practice, "):
+                    if connective in paragraph:
+                        reason = paragraph.split(connective, 1)[1]
+                        assert not re.match(r"(analysts|administrators|security staff|assessors|auditors|reviewers) ",
+                                            reason, re.I), (persona.id, methodology, paragraph)
