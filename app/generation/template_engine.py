@@ -87,6 +87,11 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
     return facts.memo(("appendix", relation), build)
 
 
+# Who reads the planning table line by line: those who build the plan or budget it; the other decision makers read
+# its basis in one paragraph (a panel: "the full planning-table and wage appendix is dumped on a CEO").
+TABLE_READERS = frozenset({"cfo", "project_manager"})
+
+
 def basis(r: Reading) -> dict:
     """Where this report's figures come from: the facts it quoted, the effort table and the day rate it used.
     Maintainers' notes on a source stay in the data files."""
@@ -101,6 +106,8 @@ def basis(r: Reading) -> dict:
             paragraphs.append(basis_sentence(r.f))
             if not r.f.day_rate:
                 bullets.append(f"{BLS_SOURCE['source']}, {BLS_SOURCE['url']}")
+        if r.relation != "operator" and r.p.id not in TABLE_READERS:
+            return {"heading": BASIS_HEADING, "paragraphs": paragraphs, "bullets": bullets}
         if plan.policy_effort != (0, 0):
             covers = f", which covers {r.refs(list(plan.policy_covers))}" if plan.policy_covers else ""
             bullets.append(f"Planning table, {POLICY_STEP}: {plan.policy_effort[0]}-"

@@ -288,7 +288,12 @@ def test_every_quoted_figure_is_listed_with_its_source():
     report = run("hipaa_billing", "spin")["general_counsel"]
     basis = next(s for s in report["sections"] if s["heading"].startswith("Appendix: sources"))
     assert any("ecfr.gov" in b for b in basis["bullets"])
-    assert any("person-days per not-met item" in b for b in basis["bullets"])
+    # the planning table line by line for those who budget or build the plan; counsel reads its basis in a paragraph
+    assert not any("person-days per not-met item" in b for b in basis["bullets"])
+    assert any(p.startswith("Effort figures use person-days per open requirement") for p in basis["paragraphs"])
+    cfo = run("hipaa_billing", "spin")["cfo"]
+    cfo_basis = next(s for s in cfo["sections"] if s["heading"].startswith("Appendix: sources"))
+    assert any("person-days per not-met item" in b for b in cfo_basis["bullets"])
 
 
 # ---------------------------------------------------------------- appendix and shape
