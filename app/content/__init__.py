@@ -144,6 +144,7 @@ class Industry:
     regulators: str
     facts: tuple[dict, ...]
     subject_notes: dict = field(default_factory=dict, hash=False, compare=False)   # subject id -> sentence
+    scenarios: dict = field(default_factory=dict, hash=False, compare=False)   # topic id -> incident clause
 
 
 @dataclass(frozen=True)
@@ -500,7 +501,8 @@ def load(root: Path = ROOT) -> Content:
         industries[data["key"]] = Industry(data["key"], data["name"], tuple(s.lower() for s in data["match"]),
                                            data["data"], data["customers"], data["served"],
                                            data["one_served"], data["systems"], data["regulators"],
-                                           tuple(data["facts"]), dict(data["subject_notes"]))
+                                           tuple(data["facts"]), dict(data["subject_notes"]),
+                                           dict(data["scenarios"]))
     subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")),
                              weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")), **entry)
                      for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())

@@ -242,6 +242,11 @@ class IndustrySchema(Schema):
     # reason a report gives first for a requirement of that subject (`lens_allotment`, kind "industry").
     subject_notes = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")), values=Text(),
                                 load_default=dict)
+    # How a serious incident typically starts in this industry when a topic's controls are open, as a clause that
+    # reads after "If ..." and after "What a serious incident would mean: ..." ("a point-of-sale integrator's shared
+    # remote-support password lets an intruder plant card-scraping malware at every site"): the report's scenario
+    # for that topic, instead of the topic's generic one.
+    scenarios = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), load_default=dict)
 
 
 class SubjectSchema(Schema):

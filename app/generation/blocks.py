@@ -481,7 +481,7 @@ def exposure(r: Reading) -> Output:
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
         if r.groups:   # as it would come about through the first open area (worded unlike `scenario`'s "If ...")
-            return [f"What a serious incident would mean: {r.lens(_scenario_topic(r))}; {r.fill(r.p.stake)}.",
+            return [f"What a serious incident would mean: {r.incident(_scenario_topic(r))}; {r.fill(r.p.stake)}.",
                     *cost], []
         return [f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
     return [*(r.cite(f) for f in facts), *cost], []
@@ -509,10 +509,10 @@ def _word(n: int) -> str:
 def scenario(r: Reading) -> Output:
     topic = _scenario_topic(r)
     if r.all_met or not r.groups:
-        text = (f"The controls in place are what keep this hypothetical: if {r.lens(topic)}, "
+        text = (f"The controls in place are what keep this hypothetical: if {r.incident(topic)}, "
                 f"{r.fill(r.p.stake)}.")
     else:
-        text = f"If {r.lens(topic)}, {r.fill(r.p.stake)}."
+        text = f"If {r.incident(topic)}, {r.fill(r.p.stake)}."
     facts = r.facts_for() if "exposure" not in r.plan_blocks else []
     fact = next((f for f in facts if topic.id in FACT_TOPICS.get(f["kind"], ())), None)
     if fact is not None:   # a figure about this kind of failure supports the scenario; any other would not

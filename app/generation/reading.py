@@ -310,6 +310,15 @@ class Reading:
             return self.fill(topic.risk)
         return self.fill(topic.liability if self.p.category == "Management" else topic.impact)
 
+    def incident(self, topic: Topic) -> str:
+        """How a serious incident through this topic starts: for the readers who weigh what the business loses, the
+        industry's own scenario where its pack has one (a restaurant's point-of-sale integrator, a clinic's imaging
+        server); for operators (how it happens) and management (what it triggers), the topic's in their lens."""
+        scenario = self.industry.scenarios.get(topic.id) if self.industry else None
+        if scenario and self.relation != "operator" and self.p.category != "Management":
+            return self.fill(scenario)
+        return self.lens(topic)
+
     def obliges(self, i: int) -> str | None:
         """What the requirement obliges, from its pack entry, or None when no pack knows it."""
         info = infos_of(self.f)[i]

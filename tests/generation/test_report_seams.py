@@ -223,3 +223,20 @@ def test_a_second_operating_or_evidence_sentence_is_not_said_as_a_reason():
                         reason = paragraph.split(connective, 1)[1]
                         assert not re.match(r"(analysts|administrators|security staff|assessors|auditors|reviewers) ",
                                             reason, re.I), (persona.id, methodology, paragraph)
+
+
+def test_the_incident_a_decision_maker_reads_is_the_industrys_own():
+    """Panel: "If one stolen sign-in opens email and the point-of-sale, reservation and payment systems to an
+    intruder ..." was the same template sentence in every restaurant report, the industry's name swapped in."""
+    from app.content import load
+    f = AssessmentFacts.from_submission(RESTAURANTS)
+    cfo = body(ENGINE.write(f, "cfo", "challenger"))
+    assert "opens email and" not in cfo
+    hospitality = load().industries["hospitality"].scenarios
+    assert any(clause.replace("{org}", "the organization")[:60] in cfo for clause in hospitality.values()), cfo
+    # every pack's scenarios are clauses that read after "If ..." and after "would mean: ..."
+    for industry in load().industries.values():
+        assert {"access", "vuln", "backup", "logging", "incident", "vendor", "network", "encryption"} <= \
+            set(industry.scenarios), industry.key
+        for clause in industry.scenarios.values():
+            assert clause[0].islower() and not clause.endswith(".") and 15 <= len(clause.split()) <= 45, clause
