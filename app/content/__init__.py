@@ -82,6 +82,7 @@ class Framework:
     audit_stake: str = ""       # what an open item makes that auditor decide
     accepted_gap: str = ""      # what accepting a risk means for that document, where an open item is not simply shown
     catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also, also_prefixes
+    data_generic: bool = False  # data_term names the scope, not a kind of data: the industry's words win
     covers: frozenset = frozenset()      # the topics any of its ids maps to: what the framework can assess
     designations: tuple[str, ...] = ()   # the designations requirements may carry, in the framework's order
     tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
@@ -467,6 +468,7 @@ def _framework(data: dict) -> Framework:
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
                      catalogue=data["catalogue"], accepted_gap=data["accepted_gap"],
+                     data_generic=data["data_generic"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
                      tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]))

@@ -177,6 +177,9 @@ class FrameworkSchema(Schema):
     aliases = fields.List(fields.String(validate=validate.Length(min=2, max=80)), required=True,
                           validate=validate.Length(min=1))
     data_term = fields.String(required=True, validate=_text)
+    # true where data_term is the framework's scope rather than a defined kind of data ("information in the ISMS
+    # scope", "data and information systems"): the industry's own words for its data are used where a pack matched
+    data_generic = fields.Boolean(load_default=False)
     item_term = fields.String(required=True, validate=_text)
     assessor = fields.String(required=True, validate=_text)
     deliverable = Text(required=True)

@@ -839,13 +839,17 @@ def _outside_points(r: Reading) -> list[str]:
     def gaps(g) -> tuple[int, int]:
         statuses = [r.f.requirements[i].status for i in g.indices]
         return -statuses.count("not_met"), -statuses.count("partially_met")
+    # areas with two or more open items, most first: a single item is not "most" (a panel found one not-met item
+    # named while three other areas each had one too)
     weak = [f"{g.topic.label} ({_open_mix(r, g.indices) or 'no documented policy'})"
-            for g in sorted(r.groups, key=gaps)]
+            for g in sorted(r.groups, key=gaps) if len(g.indices) > 1]
     points = ["No documented security policy: a governance finding to read first"] if r.policy_first else []
     if r.f.open_count:
         points.append(f"{r.item(r.f.open_count)} open of {r.f.total}: {_open_mix(r, r.f.open_order)}")
-    points.append(f"Most open items: {'; '.join(weak[:2])}" if weak else
-                  f"Every assessed {r.item_term} is recorded as met")
+    if weak:
+        points.append(f"Most open items: {'; '.join(weak[:2])}")
+    elif not r.f.open_count:
+        points.append(f"Every assessed {r.item_term} is recorded as met")
     if r.policy_gap and not r.policy_first:
         points.append("No documented security policy: a governance finding")
     scope = catalogue_scope(r)
@@ -853,6 +857,8 @@ def _outside_points(r: Reading) -> list[str]:
         points.append(f"Scope: {scope}")
     elif r.uncovered:
         points.append(f"Not assessed here: {topic_labels(r.uncovered)}")
-    if not weak:
+    if not r.f.open_count:
         points.append("Residual risk is upkeep: met controls weaken unless their evidence is kept current")
+    if len(points) < 2:
+        points.append("Statuses as recorded by the assessment, not tested for this report")
     return points

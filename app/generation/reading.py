@@ -28,7 +28,9 @@ LENS_REASONS = 3     # requirements argued by their subject's reason (not the re
 LENSES = ("risk", "impact", "liability", "evidence", "cost", "operations", "oversight", "customers", "people",
           "recovery")
 _FIRST = {   # the kinds a reader wants first; the other kinds follow in LENSES order
-    "board_member": ("oversight", "impact"), "investor": ("oversight", "evidence"),
+    # an investor weighs what a loss does to the business before how directors oversee it ("board members should
+    # expect ..." read as board text pasted into an investor's report)
+    "board_member": ("oversight", "impact"), "investor": ("impact", "evidence", "liability", "risk", "recovery"),
     "ceo_president": ("impact", "customers"), "small_business_owner": ("impact", "cost"), "cfo": ("cost", "impact"),
     "coo": ("recovery", "operations"), "sales_director": ("customers",), "marketing_director": ("customers",),
     "hr_director": ("people",), "project_manager": ("people", "operations"), "incident_responder": ("recovery",),
@@ -149,7 +151,7 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "framework": framework, "a_framework": f"{_article(framework)} {framework}",
                 "A_framework": f"{_article(framework).capitalize()} {framework}",
                 "framework_name": fw.name if fw else facts.framework,
-                "data": fw.data_term if fw else ind.data if ind else GENERIC_DATA,
+                "data": ind.data if ind and (not fw or fw.data_generic) else fw.data_term if fw else GENERIC_DATA,
                 "industry": industry, "a_industry": f"{_article(industry)} {industry}", "an_org": _an_org(industry),
                 "served": ind.served if ind else f"the people {facts.organization} serves",
                 # "candidates, client employers and partners", not "candidates and client employers and partners"
@@ -410,10 +412,11 @@ def subjects_of(facts: AssessmentFacts) -> tuple[Subject | None, ...]:
 # no reason to close it first.
 WHY_SUBJECT_FIRST = {
     **dict.fromkeys(("access.mfa", "access.passwords", "access.remote", "access.privileged"),
-                    "stolen credentials were the commonest way into breaches, 22% of them (Verizon DBIR 2025)"),
+                    "credential abuse was the commonest way into breaches, the initial access vector in 22% of them "
+                    "(Verizon DBIR 2025)"),
     "backup.copies": "restorable backups decide whether ransomware costs days or weeks",
     "backup.recovery": "a planned, rehearsed recovery decides whether an outage costs days or weeks",
-    "vuln.patching": "exploited vulnerabilities were the way into 20% of breaches (Verizon DBIR 2025)",
+    "vuln.patching": "exploited vulnerabilities were the initial access vector in 20% of breaches (Verizon DBIR 2025)",
     **dict.fromkeys(("hr.training", "vuln.email_web"), "phishing is among the commonest ways in"),
     **dict.fromkeys(("incident.plan", "incident.handling"),
                     "a practised response decides how quickly an incident is contained"),

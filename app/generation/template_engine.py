@@ -19,6 +19,8 @@ from .pricing import BLS_SOURCE, MONEY_READERS, basis_sentence
 from .reading import POLICY, STATUS_WORD, Reading, slots_for
 from .wording import cap
 
+DBIR_CITED = "(Verizon DBIR 2025)"
+DBIR_SOURCE = "Verizon, 2025 Data Breach Investigations Report, https://www.verizon.com/business/resources/reports/dbir/"
 NO_REQUIREMENTS_TITLE = "{framework}: no requirements assessed yet"
 APPENDIX_HEADING = "Appendix: requirements in scope"
 BASIS_HEADING = "Appendix: sources and planning assumptions"
@@ -27,7 +29,8 @@ BASIS_HEADING = "Appendix: sources and planning assumptions"
 # The heading of a block that follows a list within one planned section.
 CONTINUATION = {"effort": "Effort", "sequence": "Schedule", "evidence": "Evidence", "measures": "What done looks like",
                 "questions": "Questions to ask", "alternatives": "Options", "payoff": "Measures",
-                "strengths": "Already in place", "scenario": "What could happen", "exposure": "What it could cost",
+                "strengths": "Already in place", "scenario": "What could happen",
+                "exposure": "What it could cost, and what it triggers",
                 "others": "Held by other owners", "findings": "Findings", "coverage": "Evidence by area",
                 "residual": "Residual risk", "position": "Context", "assumption": "What may be assumed"}
 DECISIONS_HEADING = {"decision_maker": "Decisions", "operator": "Sign-offs", "outside_reader": "For your judgement"}
@@ -151,12 +154,15 @@ class TemplateEngine:
             first = sections[0]["paragraphs"]
             first.insert(min(1, len(first)), since)
         sections.append(appendix(facts, r.relation))
+        points = key_points(r)
         basis_section = basis(r)
+        if any(DBIR_CITED in p for p in points):   # "First to close ...; ... (Verizon DBIR 2025)" lists its source
+            basis_section["bullets"].append(DBIR_SOURCE)
         if basis_section["paragraphs"] or basis_section["bullets"]:
             sections.append(basis_section)
         title = (p.title_clean if r.all_met else p.title) if facts.total else NO_REQUIREMENTS_TITLE
         report = {"title": r.fill(title),
-                  "summary": summary(r), "keyPoints": key_points(r), "sections": sections,
+                  "summary": summary(r), "keyPoints": points, "sections": sections,
                   "callToAction": call_to_action(r, p),
                   "readerRelation": p.relation,
                   "knowledge": {"framework": r.framework.key if r.framework else None,

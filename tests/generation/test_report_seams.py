@@ -240,3 +240,36 @@ def test_the_incident_a_decision_maker_reads_is_the_industrys_own():
             set(industry.scenarios), industry.key
         for clause in industry.scenarios.values():
             assert clause[0].islower() and not clause.endswith(".") and 15 <= len(clause.split()) <= 45, clause
+
+
+def test_a_framework_scope_term_gives_way_to_the_industrys_own_words_for_its_data():
+    """Panel: "information in the ISMS scope" stood in ten times for a property manager's tenant and owner records;
+    "data and information systems" read as a placeholder left unfilled for a cold-chain carrier."""
+    ceo = text(ENGINE.write(AssessmentFacts.from_submission(PROPERTIES), "ceo_president", "sandler"))
+    assert "information in the ISMS scope" not in ceo and "tenant, owner and transaction records" in ceo
+    # a framework that defines its data keeps its term
+    assert "cardholder data" in text(ENGINE.write(AssessmentFacts.from_submission(RESTAURANTS), "cfo", "spin"))
+
+
+def test_a_recovery_requirement_is_argued_as_recovery_and_an_investor_is_not_written_to_as_a_director():
+    csf = AssessmentFacts.from_submission({
+        "companyId": "c-1", "framework": "NIST CSF 2.0", "industry": "Cold chain logistics", "policy": "YES",
+        "requirements": [
+            {"id": "RC.RP-01", "title": "The recovery portion of the incident response plan is executed once "
+                                       "initiated from the incident response process", "status": "not_met"},
+            {"id": "PR.AA-03", "title": "Users, services, and hardware are authenticated", "status": "not_met"},
+            {"id": "DE.CM-01", "title": "Networks and network services are monitored to find potentially adverse "
+                                        "events", "status": "not_met"}]})
+    from app.generation.reading import subjects_of
+    assert subjects_of(csf)[0].id == "backup.recovery"
+    investor = body(ENGINE.write(csf, "investor", "value_selling")).lower()
+    assert "board members should" not in investor and "directors should" not in investor
+    # one item per area: no area has "most" open items
+    points = ENGINE.write(csf, "investor", "value_selling")["keyPoints"]
+    assert not any(p.startswith("Most open items") for p in points)
+    assert points[0].startswith("3 subcategories open of 3")
+
+
+def test_the_owner_is_addressed_as_you():
+    owner = text(ENGINE.write(AssessmentFacts.from_submission(RESTAURANTS), "small_business_owner", "sandler"))
+    assert "the owner" not in owner.lower().replace("property owner", ""), owner
