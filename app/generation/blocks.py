@@ -525,7 +525,7 @@ def _measures(r: Reading) -> list[str]:
     restore where no backup requirement was assessed), made up from the reader's definitions of done for their open
     topics where fewer than two are left. Outside readers keep every measure: what they ask about is theirs."""
     tags = r.p.measure_topics or ("",) * len(r.p.measures)
-    covered = {main_topic(r.f, i) for i in range(r.f.total)}
+    covered = r.f.memo("covered_topics", lambda: frozenset(main_topic(r.f, i) for i in range(r.f.total)))
     kept = [m for m, t in zip(r.p.measures, tags, strict=True)
             if r.relation == "outside_reader" or not t or t in covered]
     if len(kept) < 2:
