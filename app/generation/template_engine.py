@@ -9,6 +9,8 @@ requirements in scope and the basis of its figures. Deterministic: no randomness
 
 from __future__ import annotations
 
+import re
+
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
 from ..content import Persona
 from .blocks import BLOCKS, POLICY_STEP, _owns_policy, key_points, since_last
@@ -169,8 +171,41 @@ class TemplateEngine:
                                 "industry": r.industry.key if r.industry else None}}
         if facts.display_name:
             report = _possessives(report, facts.display_name)
+        report = _abbreviated(report, r.slots["data"])
         check_report(report, r)   # a disagreement with the selection is a bug: it raises, never falls back
         return report
+
+
+ABBREVIATED = re.compile(r"^(.+) \(([a-z]?[A-Z]{2,}[a-z]?)\)$")   # "electronic protected health information (ePHI)"
+
+
+def _abbreviated(report: dict, term: str) -> dict:
+    """A term defined with its abbreviation is spelled out once, where the report first uses it, and abbreviated
+    after that (a panel counted "electronic protected health information (ePHI)" four times in one report)."""
+    match = ABBREVIATED.match(term)
+    if not match:
+        return report
+    seen = False
+
+    def walk(value):
+        nonlocal seen
+        if isinstance(value, str):
+            if term not in value:
+                return value
+            head, *rest = value.split(term)
+            if not seen:
+                seen = True
+                return head + term + match.group(2).join(rest)
+            return match.group(2).join([head, *rest])
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: (walk(v) if k not in ("requirements",) else v) for k, v in value.items()}
+        return value
+    # in reading order: title, summary, key points, sections, call to action
+    ordered = {k: report[k] for k in ("title", "summary", "keyPoints", "sections", "callToAction") if k in report}
+    done = {k: walk(v) for k, v in ordered.items()}
+    return {**report, **done}
 
 
 def _possessives(value, name: str):

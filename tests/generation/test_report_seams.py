@@ -273,3 +273,16 @@ def test_a_recovery_requirement_is_argued_as_recovery_and_an_investor_is_not_wri
 def test_the_owner_is_addressed_as_you():
     owner = text(ENGINE.write(AssessmentFacts.from_submission(RESTAURANTS), "small_business_owner", "sandler"))
     assert "the owner" not in owner.lower().replace("property owner", ""), owner
+
+
+def test_a_defined_term_is_spelled_out_once_and_abbreviated_after():
+    physio = AssessmentFacts.from_submission({
+        "companyId": "p-2", "framework": "HIPAA Security Rule", "industry": "Physical therapy practice",
+        "policy": "NO", "requirements": [
+            {"id": "164.308(a)(1)(ii)(A)", "title": "Risk analysis", "status": "not_met"},
+            {"id": "164.308(b)(1)", "title": "Business associate contracts and other arrangements",
+             "status": "not_met"},
+            {"id": "164.312(a)(2)(iv)", "title": "Encryption and decryption", "status": "not_met"}]})
+    for persona in ("general_counsel", "small_business_owner", "ciso"):
+        written = text(ENGINE.write(physio, persona, "spin"))
+        assert written.count("electronic protected health information (ePHI)") <= 1, persona
