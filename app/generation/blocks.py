@@ -659,8 +659,9 @@ def coverage(r: Reading) -> Output:
         if angled(tid):
             paras.append(f"{cap(topic.label)}, where {r.stake(topic)}: {'; '.join(parts)}.")
         else:
-            paras.append(f"{cap(topic.label)}: {'; '.join(parts)}; none of these records directly what your "
-                         f"reading of the area turns on, that {r.stake(topic)}.")
+            none = "none of these records" if len(ix) > 1 else "it does not record"
+            paras.append(f"{cap(topic.label)}: {'; '.join(parts)}; {none} directly what your reading of the area "
+                         f"turns on, that {r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in own]
     open_rest = [(topic, ix) for topic, ix in rest if ix]
