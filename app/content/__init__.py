@@ -81,7 +81,7 @@ class Framework:
     audit_conclusion: str = ""  # what an outside auditor's conclusion rests on, where not an attestation over a period
     audit_stake: str = ""       # what an open item makes that auditor decide
     accepted_gap: str = ""      # what accepting a risk means for that document, where an open item is not simply shown
-    catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also, also_prefixes
+    catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also
     data_generic: bool = False  # data_term names the scope, not a kind of data: the industry's words win
     covers: frozenset = frozenset()      # the topics any of its ids maps to: what the framework can assess
     designations: tuple[str, ...] = ()   # the designations requirements may carry, in the framework's order

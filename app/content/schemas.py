@@ -167,7 +167,6 @@ class CatalogueSchema(Schema):
     name = fields.String(required=True, validate=_text)
     id_prefix = fields.String(required=True, validate=validate.Length(min=1))
     also = fields.String(load_default="")
-    also_prefixes = fields.List(fields.String(), load_default=list)
 
 
 class FrameworkSchema(Schema):

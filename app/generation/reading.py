@@ -428,7 +428,7 @@ WHY_SUBJECT_FIRST = {
 def why_first(facts: AssessmentFacts, i: int, others) -> str:
     """Why requirement `i` comes before `others` (the rest of a reader's open items) in the plan's order, as the
     tail of "First to close: <requirement>, not met"; "" when nothing but the list's order says so. It restates the
-    plan's sort keys: the lowest tier, a control absent before one partly in place, then the risk order."""
+    plan's sort keys: the lowest tier, then the subject's own reason where the plan's risk order is about it."""
     others = [j for j in others if j != i]
     if not others:
         return ""

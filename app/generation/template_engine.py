@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..catalog import METHODOLOGY_BY_ID, PERSONA_BY_ID
-from ..content import Persona
+from ..content import Persona, load
 from .blocks import BLOCKS, POLICY_STEP, _owns_policy, key_points, since_last
 from .consistency import check_report
 from .facts import AssessmentFacts
@@ -21,8 +21,7 @@ from .pricing import BLS_SOURCE, MONEY_READERS, basis_sentence
 from .reading import POLICY, STATUS_WORD, Reading, slots_for
 from .wording import cap
 
-DBIR_CITED = "(Verizon DBIR 2025)"
-DBIR_SOURCE = "Verizon, 2025 Data Breach Investigations Report, https://www.verizon.com/business/resources/reports/dbir/"
+DBIR_CITED = "(Verizon DBIR 2025)"   # the figure behind "First to close", listed as general.toml's DBIR fact lists it
 NO_REQUIREMENTS_TITLE = "{framework}: no requirements assessed yet"
 APPENDIX_HEADING = "Appendix: requirements in scope"
 BASIS_HEADING = "Appendix: sources and planning assumptions"
@@ -159,7 +158,8 @@ class TemplateEngine:
         points = key_points(r)
         basis_section = basis(r)
         if any(DBIR_CITED in p for p in points):   # "First to close ...; ... (Verizon DBIR 2025)" lists its source
-            basis_section["bullets"].append(DBIR_SOURCE)
+            dbir = next(f for f in load().general_facts if DBIR_CITED in f["text"])
+            basis_section["bullets"].append(f"{dbir['source']}, {dbir['url']}")
         if basis_section["paragraphs"] or basis_section["bullets"]:
             sections.append(basis_section)
         title = (p.title_clean if r.all_met else p.title) if facts.total else NO_REQUIREMENTS_TITLE
