@@ -58,6 +58,17 @@ class Partner(db.Model):
     # Active keys of each mode the partner may hold (each key has its own hourly budget, so keys would multiply
     # it); None: the operator's PARTNER_MAX_KEYS. Set with `flask partners set-max-keys`.
     max_keys: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # What every key of the partner shows its clients (one setting for all keys: a new key never serves unbranded
+    # pages). The sites that may frame the embed pages: empty, any site may.
+    embed_origins: Mapped[list[str]] = mapped_column(JSON, default=list, server_default="[]")
+    # The brand on the pages and PDFs its clients see (checked by app/keys/brand.py).
+    brand_name: Mapped[str | None] = mapped_column(String(100))            # "Prepared by <name>"
+    brand_color: Mapped[str | None] = mapped_column(String(7))             # accent, lowercase #rrggbb
+    # Deferred: reading the partner (every API request's key lookup) never loads up to 64 KB of image.
+    brand_logo: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    brand_logo_type: Mapped[str | None] = mapped_column(String(40))        # image/png or image/svg+xml
+    brand_logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)  # sha256: /embed/logo/<digest>
+    white_label: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # no mention of us
 
     keys: Mapped[list[ApiKey]] = relationship(back_populates="partner")
 
@@ -80,18 +91,9 @@ class ApiKey(db.Model):
     # The secret before the last rotation, still signing Standard Webhooks headers during the grace period.
     previous_webhook_secret_encrypted: Mapped[str | None] = mapped_column(Text)
     webhook_secret_rotated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    embed_origins: Mapped[list[str]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    # The partner's brand on the pages and PDFs its clients see (checked by app/keys/brand.py).
-    brand_name: Mapped[str | None] = mapped_column(String(100))            # "Prepared by <name>"
-    brand_color: Mapped[str | None] = mapped_column(String(7))             # accent, lowercase #rrggbb
-    # Deferred: listing keys (and every API request's key lookup) never loads up to 64 KB of image.
-    brand_logo: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
-    brand_logo_type: Mapped[str | None] = mapped_column(String(40))        # image/png or image/svg+xml
-    brand_logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)  # sha256: /embed/logo/<digest>
-    white_label: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # no mention of us
     # False for a test key: its assessments are never billed and live apart from live data (Stripe's test mode).
     livemode: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     # What the reports price effort at (app/keys/service.py checks them; generation's `load_facts` reads
@@ -162,6 +164,7 @@ class Assessment(db.Model):
     change: Mapped[dict | None] = mapped_column(JSON)
 
     api_key: Mapped[ApiKey] = relationship()
+    partner: Mapped[Partner] = relationship()
     requirements: Mapped[list[Requirement]] = relationship(
         back_populates="assessment", order_by="Requirement.position",
         cascade="all, delete-orphan", passive_deletes=True,

@@ -11,7 +11,7 @@ from app import create_app
 from app.config import normalize_database_url
 from app.extensions import db as _db
 from app.generation.negotiation import Negotiator
-from app.keys.service import issue_api_key
+from app.keys.service import issue_api_key, set_embed_origins
 from tests.support.browser import axe_source, browser, live  # noqa: F401 - fixtures of the browser tests
 from tests.support.fake_openai import FakeOpenAIServer
 from tests.support.receiver import WebhookReceiver
@@ -138,11 +138,14 @@ def db(app):
 
 @pytest.fixture
 def make_key(app):
-    """Issue a key: make_key(partner="acme", frameworks=[...]) -> IssuedKey."""
+    """Issue a key: make_key(partner="acme", frameworks=[...]) -> IssuedKey. `embed_origins=[...]` sets the
+    partner's (every key of the partner uses them)."""
 
-    def make(partner: str = "acme", **settings):
+    def make(partner: str = "acme", embed_origins: list[str] | None = None, **settings):
         with app.app_context():
             issued = issue_api_key(partner, **settings)
+            if embed_origins is not None:
+                set_embed_origins(issued.key.partner, embed_origins)
             _db.session.commit()
             _db.session.refresh(issued.key)
             _db.session.expunge(issued.key)

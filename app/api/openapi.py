@@ -296,6 +296,18 @@ KEY_UPDATE_INVALID = {
                 "currency": ["Must be one of: USD, EUR, GBP, CAD, AUD, NZD, CHF, SEK, NOK, DKK, JPY, SGD, INR, ZAR"
                              " (upper-case), or null."]},
 }
+PARTNER_SETTINGS = {"partner": "Acme Security", "brandName": None, "brandColor": None, "logoUrl": None,
+                    "whiteLabel": False, "embedOrigins": []}
+PARTNER_BRANDED = {**PARTNER_SETTINGS, "brandName": "Acme Security", "brandColor": "#1a73e8",
+                   "embedOrigins": ["https://portal.acme-security.example"]}
+PARTNER_WITH_LOGO = {**PARTNER_BRANDED, "logoUrl": f"{BASE_URL}/embed/logo/"
+                                                   "3f0c1d2e4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"}
+PARTNER_UPDATE_INVALID = {
+    "error": "Some fields are invalid; see details.", "code": "validation_error",
+    "details": {"brandColor": ["Accent colour must be a hex colour like #1a73e8."],
+                "embedOrigins": ["Embed origin must look like https://example.com, got"
+                                 " 'portal.acme-security.example'."]},
+}
 DELIVERY = {
     "id": DELIVERY_ID, "event": "assessment.reports.completed", "assessmentId": ASSESSMENT_ID, "status": "succeeded",
     "attempts": [{"at": "2026-03-02T09:15:41.301266Z", "statusCode": 503, "error": "HTTP 503", "durationMs": 412},
@@ -747,6 +759,37 @@ def _operations() -> list[tuple[str, str, dict]]:
                                       validation_error=("A day rate of 0 and a lower-case currency",
                                                         KEY_UPDATE_INVALID))}}},
                           **AUTH_ERRORS}}),
+        ("/api/v1/partner", "get", {
+            "tags": ["Partner"], "summary": "Your brand and embed origins", "operationId": "getPartner",
+            "description": "What every key of the calling key's partner, live and test, shows its clients: the brand"
+                           " on the report pages and PDFs (`brandName`, `brandColor`, the logo, `whiteLabel`) and the"
+                           " sites that may show them in an iframe (`embedOrigins`). A key created later uses them"
+                           " too.",
+            "responses": {**_ok("The partner's settings.", "PartnerSettings", examples=_examples(
+                                plain=("The standard design, any site may frame the pages", PARTNER_SETTINGS),
+                                branded=("A name, an accent, a logo and one embedding site", PARTNER_WITH_LOGO))),
+                          **AUTH_ERRORS}}),
+        ("/api/v1/partner", "patch", {
+            "tags": ["Partner"], "summary": "Change your brand and embed origins", "operationId": "updatePartner",
+            "description": "Any of `brandName`, `brandColor`, `logo` (the file in base64), `whiteLabel` and"
+                           " `embedOrigins`; a field left out is unchanged, `null` removes it. Applies at once to"
+                           " every page and PDF of every key of the partner. Unknown fields are refused; nothing is"
+                           " changed when any field is invalid. Answers with the partner's settings.",
+            "requestBody": {"required": True, "content": {JSON: {"schema": "PartnerUpdate", "examples": _examples(
+                branded=("A name, an accent and one embedding site",
+                         {"brandName": "Acme Security", "brandColor": "#1a73e8",
+                          "embedOrigins": ["https://portal.acme-security.example"]}),
+                no_logo=("Remove the logo", {"logo": None}))}}},
+            "responses": {**_ok("Saved; the partner's settings.", "PartnerSettings", examples=_examples(
+                                branded=("After the first example", PARTNER_BRANDED),
+                                no_logo=("After {\"logo\": null}, from the logo example of GET", PARTNER_BRANDED))),
+                          **_body_errors(),
+                          "422": {"description": "A field is invalid or unknown; details maps each field to its"
+                                                 " messages. Nothing was changed.",
+                                  "content": {JSON: {"schema": "Error", "examples": _examples(
+                                      validation_error=("A colour name and an origin without its scheme",
+                                                        PARTNER_UPDATE_INVALID))}}},
+                          **AUTH_ERRORS}}),
         ("/api/v1/webhook-deliveries", "get", {
             "tags": ["Webhooks"], "summary": "Webhook deliveries with every attempt, newest first",
             "operationId": "listWebhookDeliveries",
@@ -811,6 +854,8 @@ TAGS = [
     {"name": "Usage", "description": "What is billed."},
     {"name": "Key", "description": "The calling key's own settings: the day rate and currency its reports price"
                                    " effort at, and whether its clients' pages name the sales methodology."},
+    {"name": "Partner", "description": "What every key of your account shows your clients: the brand on the report"
+                                       " pages and PDFs, and the sites that may frame them."},
     {"name": "Webhooks", "description": "The deliveries of your webhook, and redelivery."},
     {"name": "Catalogue", "description": "The personas and methodologies."},
     {"name": "Service", "description": "Unauthenticated health check."},
@@ -826,6 +871,7 @@ SCHEMAS = {
     "Delivery": s.DeliverySchema, "DeliveryPage": s.DeliveryPageSchema,
     "RedeliverFailed": s.RedeliverFailedSchema, "Redelivered": s.RedeliveredSchema,
     "KeySettings": s.KeySettingsSchema, "KeyUpdate": s.KeyUpdateSchema,
+    "PartnerSettings": s.PartnerSettingsSchema, "PartnerUpdate": s.PartnerUpdateSchema,
 }
 
 

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import base64
 import re
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from ..catalog import DEFAULT_METHODOLOGY, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
-from ..embed.urls import embed_url, view_url
+from ..embed.urls import embed_url, public_base_url, view_url
 from ..generation.content import ReportContentSchema
-from ..keys.service import CURRENCIES, MAX_DAY_RATE, MIN_DAY_RATE, TIER_LIMITS
+from ..keys.brand import MAX_LOGO_BYTES, MAX_NAME_LENGTH, BrandError, normalize_color, normalize_name, validate_logo
+from ..keys.service import (
+    CURRENCIES,
+    MAX_DAY_RATE,
+    MAX_EMBED_ORIGINS,
+    MIN_DAY_RATE,
+    TIER_LIMITS,
+    KeyInputError,
+    normalize_origin,
+)
 from ..pagination import MAX_ID
 from .fields import FullMatch, StrictBoolean, StrictInteger, Text, UtcDateTime
 
@@ -425,6 +435,91 @@ class KeyUpdateSchema(Schema):
                                        "enum": [*CURRENCIES, None]})
     showMethodology = StrictBoolean(attribute="show_methodology",
                                     metadata={"description": SHOW_METHODOLOGY_DESCRIPTION})
+
+
+EMBED_ORIGINS_DESCRIPTION = ("The sites that may show the partner's embed pages in an iframe (`frame-ancestors`), each"
+                             " `scheme://host[:port]`, e.g. `https://portal.example.com`; empty: any site.")
+WHITE_LABEL_DESCRIPTION = "Whether the pages and PDFs leave out every mention of this service."
+
+
+class PartnerSettingsSchema(Schema):
+    """`GET /api/v1/partner`: what every key of the calling key's partner shows its clients."""
+
+    partner = fields.String(attribute="name", metadata={"description": "The partner's name."})
+    brandName = fields.String(attribute="brand_name", allow_none=True, metadata={
+        "description": "Shown as \"Prepared by …\" on the report pages and PDFs; null: none."})
+    brandColor = fields.String(attribute="brand_color", allow_none=True, metadata={
+        "description": "The accent colour of the pages, `#rrggbb`; null: the standard design."})
+    logoUrl = fields.Method("logo_url", allow_none=True, metadata={
+        "description": "The logo as the pages load it (PNG or SVG, served from this service); null: no logo."})
+    whiteLabel = fields.Boolean(attribute="white_label", metadata={"description": WHITE_LABEL_DESCRIPTION})
+    embedOrigins = fields.List(fields.String(), attribute="embed_origins",
+                               metadata={"description": EMBED_ORIGINS_DESCRIPTION})
+
+    def logo_url(self, partner) -> str | None:
+        digest = partner.brand_logo_digest
+        return f"{public_base_url()}/embed/logo/{digest}" if digest else None
+
+
+def _checked(check, error_type):
+    """A marshmallow validator from one of the services' checks: its message becomes the field's error."""
+    def validator(value):
+        try:
+            check(value)
+        except error_type as error:
+            message = str(error)
+            raise ValidationError(message[:1].upper() + message[1:] + ("" if message.endswith(".") else ".")) from None
+    return validator
+
+
+def _color(text: str) -> None:
+    if text.strip():
+        normalize_color(text)
+
+
+def _origins(origins: list[str]) -> None:
+    if len(origins) > MAX_EMBED_ORIGINS:
+        raise KeyInputError(f"at most {MAX_EMBED_ORIGINS} embed origins")
+    for origin in origins:
+        normalize_origin(origin)
+
+
+class PartnerUpdateSchema(Schema):
+    """`PATCH /api/v1/partner`: any of the brand fields and the embed origins; a field left out is unchanged, null
+    removes it."""
+
+    brandName = fields.String(allow_none=True, validate=[validate.Length(max=MAX_NAME_LENGTH),
+                                                         _checked(normalize_name, BrandError)],
+                              metadata={"description": "Shown as \"Prepared by …\" on the report pages and PDFs, at"
+                                                       f" most {MAX_NAME_LENGTH} characters; null or \"\" removes"
+                                                       " it."})
+    brandColor = fields.String(allow_none=True, validate=[validate.Length(max=20), _checked(_color, BrandError)],
+                               metadata={"description": "The accent colour, `#rrggbb` or `#rgb`; null or \"\" removes"
+                                                        " it."})
+    logo = fields.String(allow_none=True, validate=validate.Length(max=(MAX_LOGO_BYTES + 2) // 3 * 4 + 4), metadata={
+        "description": "A PNG or SVG file of at most 64 KB, base64-encoded; null removes the logo. SVG files may"
+                       " not contain scripts, event handlers or links to other files."})
+    whiteLabel = StrictBoolean(metadata={"description": WHITE_LABEL_DESCRIPTION})
+    embedOrigins = fields.List(fields.String(validate=validate.Length(max=300),
+                                             metadata={"pattern": r"^(\*|https?://[A-Za-z0-9.*-]+(:[0-9]{1,5})?/?)$"}),
+                               allow_none=True,
+                               validate=_checked(_origins, KeyInputError),
+                               metadata={"description": EMBED_ORIGINS_DESCRIPTION + " Replaces the whole list; null"
+                                                        " or [] lets any site frame the pages."})
+
+    @post_load
+    def decoded(self, data, **_kwargs):
+        """The logo as bytes, checked: a field error, not a stored file, when it is not a safe PNG or SVG."""
+        if data.get("logo") is not None:
+            try:
+                raw = base64.b64decode(data["logo"], validate=True)
+            except ValueError:
+                raise ValidationError({"logo": ["Must be the file's bytes in base64."]}) from None
+            try:
+                data["logo"] = validate_logo(raw)[0]
+            except BrandError as error:
+                raise ValidationError({"logo": [f"{error}."]}) from None
+        return data
 
 
 class ReportListSchema(Schema):

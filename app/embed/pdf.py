@@ -64,7 +64,7 @@ def _logo_data_uri(brand: service.Brand) -> str | None:
 
 
 def _fingerprint(assessment: Assessment, reports: list[Report], scope: str) -> str:
-    brand = service.brand_for(assessment.api_key)
+    brand = service.brand_for(assessment.partner)
     parts = [scope, service.page_version(), assessment.display_name or "", assessment.framework, assessment.industry,
              repr(brand), f"methodology:{service.shows_methodology(assessment)}",
              *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports)]
@@ -78,7 +78,7 @@ def css_string(text: str) -> Markup:
 
 
 def _html(assessment: Assessment, reports: list[Report], scope: str) -> str:
-    brand = service.brand_for(assessment.api_key)
+    brand = service.brand_for(assessment.partner)
     header = service.header_for(assessment)
     views = [service.report_view(r.content) for r in reports]
     return render_template(

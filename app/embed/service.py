@@ -20,7 +20,7 @@ from werkzeug.security import safe_join
 from ..catalog import CATEGORIES, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
 from ..extensions import db
 from ..keys.brand import accent_as_text, text_on
-from ..models import ApiKey, Assessment, EmbedPage, Report
+from ..models import ApiKey, Assessment, EmbedPage, Partner, Report
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +60,14 @@ def _valid_token(token: str) -> bool:
 
 
 def assessment_by_embed_token(token: str) -> Assessment | None:
-    """The assessment an embed token addresses, with its reports and key; None for unknown tokens."""
+    """The assessment an embed token addresses, with its reports, key and partner; None for unknown tokens."""
     if not _valid_token(token):
         return None
     return db.session.scalar(
         select(Assessment).where(Assessment.embed_token == token)
         # Content is loaded only for the report the page shows, not for all 25.
-        .options(selectinload(Assessment.reports).defer(Report.content), joinedload(Assessment.api_key)))
+        .options(selectinload(Assessment.reports).defer(Report.content), joinedload(Assessment.api_key),
+                 joinedload(Assessment.partner)))
 
 
 def report_by_view_token(token: str) -> Report | None:
@@ -75,7 +76,8 @@ def report_by_view_token(token: str) -> Report | None:
         return None
     report = db.session.scalar(
         select(Report).where(Report.view_token == token)
-        .options(joinedload(Report.assessment).joinedload(Assessment.api_key)))
+        .options(joinedload(Report.assessment).options(joinedload(Assessment.api_key),
+                                                      joinedload(Assessment.partner))))
     return report if report is not None and report.content else None
 
 
@@ -179,7 +181,7 @@ def header_for(assessment: Assessment) -> Header:
 
 @dataclass(frozen=True)
 class Brand:
-    """How a key's brand shows on the pages: empty (`NO_BRAND`) looks as the pages always have."""
+    """How a partner's brand shows on the pages: empty (`NO_BRAND`) looks as the pages always have."""
 
     name: str | None = None
     color: str | None = None
@@ -210,11 +212,11 @@ def tint(color: str, keep: float = 0.1) -> str:
     return "#" + "".join(f"{round(255 - (255 - c) * keep):02x}" for c in channels)
 
 
-def brand_for(key: ApiKey | None) -> Brand:
-    if key is None:
+def brand_for(partner: Partner | None) -> Brand:
+    if partner is None:
         return NO_BRAND
-    return Brand(name=key.brand_name, color=key.brand_color, logo_digest=key.brand_logo_digest,
-                 logo_type=key.brand_logo_type, white_label=bool(key.white_label))
+    return Brand(name=partner.brand_name, color=partner.brand_color, logo_digest=partner.brand_logo_digest,
+                 logo_type=partner.brand_logo_type, white_label=bool(partner.white_label))
 
 
 def logo(digest: str) -> tuple[bytes, str] | None:
@@ -222,16 +224,16 @@ def logo(digest: str) -> tuple[bytes, str] | None:
     if not re.fullmatch(r"[0-9a-f]{64}", digest):
         return None
     row = db.session.execute(
-        select(ApiKey.brand_logo, ApiKey.brand_logo_type)
-        .where(ApiKey.brand_logo_digest == digest, ApiKey.brand_logo.is_not(None)).limit(1)).first()
+        select(Partner.brand_logo, Partner.brand_logo_type)
+        .where(Partner.brand_logo_digest == digest, Partner.brand_logo.is_not(None)).limit(1)).first()
     return (row[0], row[1]) if row else None
 
 
 def frame_ancestors(assessment: Assessment | None) -> str:
-    """The CSP frame-ancestors sources: the creating key's embed origins, `*` when it has none."""
-    if assessment is None or assessment.api_key is None:
+    """The CSP frame-ancestors sources: the partner's embed origins, `*` when it has none."""
+    if assessment is None or assessment.partner is None:
         return ANY_ANCESTOR
-    return _ancestors(assessment.api_key.embed_origins)
+    return _ancestors(assessment.partner.embed_origins)
 
 
 def _ancestors(embed_origins: list[str] | None) -> str:
@@ -259,23 +261,25 @@ def asset_version(static_folder: str, filename: str) -> str | None:
 
 # ---------------------------------------------------------------------- stored pages
 ASSESSMENT_PAGE, FRAGMENT, REPORT_PAGE = "assessment", "fragment", "report"
-_A, _K, _R, _P = (Assessment.__table__, ApiKey.__table__, Report.__table__, EmbedPage.__table__)
+_A, _K, _R, _P, _B = (Assessment.__table__, ApiKey.__table__, Report.__table__, EmbedPage.__table__,
+                      Partner.__table__)
 # What a page's bytes depend on besides the token, the persona and the release: the assessment's columns
-# (`updated_at` moves with any change to them), the brand, whether the key shows the methodology, and for
-# a report page its report. Read in the same query as the stored page, after the columns the request itself
-# needs (the key's embed origins and signing rules: app/embed/signing.py).
-_STORED = (_K.c.embed_origins, _K.c.require_signed_embeds, _K.c.embed_secret_encrypted, _P.c.fingerprint,
+# (`updated_at` moves with any change to them), the partner's brand, whether the key shows the methodology, and
+# for a report page its report. Read in the same query as the stored page, after the columns the request itself
+# needs (the partner's embed origins, the key's signing rules: app/embed/signing.py).
+_STORED = (_B.c.embed_origins, _K.c.require_signed_embeds, _K.c.embed_secret_encrypted, _P.c.fingerprint,
            _P.c.html, _P.c.report_id, _P.c.style_hashes)
 _RENDERED_FROM = (_A.c.id, _A.c.status, _A.c.updated_at, _A.c.generated_at, _A.c.framework, _A.c.industry,
                   _A.c.display_name, _A.c.methodology, _A.c.compliance_score, _A.c.count_met,
-                  _A.c.count_partially_met, _A.c.count_not_met, _A.c.livemode, _K.c.brand_name, _K.c.brand_color,
-                  _K.c.brand_logo_digest, _K.c.brand_logo_type, _K.c.white_label, _K.c.show_methodology)
+                  _A.c.count_partially_met, _A.c.count_not_met, _A.c.livemode, _B.c.brand_name, _B.c.brand_color,
+                  _B.c.brand_logo_digest, _B.c.brand_logo_type, _B.c.white_label, _K.c.show_methodology)
 
 
 def _page_query(source, kind: str, persona, where, *report_columns) -> select:
     stored = and_(_P.c.assessment_id == _A.c.id, _P.c.kind == kind, _P.c.persona == persona)
     return select(*_STORED, *_RENDERED_FROM, *report_columns).select_from(
-        source.outerjoin(_K, _K.c.id == _A.c.api_key_id).outerjoin(_P, stored)).where(where)
+        source.outerjoin(_K, _K.c.id == _A.c.api_key_id).outerjoin(_B, _B.c.id == _A.c.partner_id)
+        .outerjoin(_P, stored)).where(where)
 
 
 # Built once: each view runs one of these, which checks the token and reads the stored page together.

@@ -109,7 +109,7 @@ def _key_signing(assessment) -> tuple[bool, str | None]:
 
 def _render(template: str, assessment, **context) -> str:
     return render_template(template, header=service.header_for(assessment),
-                           brand=service.brand_for(assessment.api_key),
+                           brand=service.brand_for(assessment.partner),
                            service_name=current_app.config["SERVICE_NAME"], **context)
 
 

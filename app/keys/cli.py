@@ -18,7 +18,6 @@ from .service import (
     TIER_LIMITS,
     KeyInputError,
     KeyLimitError,
-    brand_settings,
     issue_api_key,
     key_settings,
     normalize_currency,
@@ -27,7 +26,6 @@ from .service import (
     revoke_api_key,
     rotate_embed_secret,
     rotate_webhook_secret,
-    set_brand,
     set_report_settings,
     update_api_key,
 )
@@ -48,7 +46,7 @@ def _created_json(issued) -> dict:
     return {"id": key.id, "partner": key.partner.name, "apiKey": issued.api_key,
             "webhookSecret": issued.webhook_secret, "embedSecret": issued.embed_secret, "tier": key.tier,
             "rateLimit": key.rate_limit, "frameworks": list(key.frameworks), "webhookUrl": key.webhook_url,
-            "embedOrigins": list(key.embed_origins), "brand": brand_settings(key), "livemode": bool(key.livemode),
+            "livemode": bool(key.livemode),
             **report_settings(key), "requireSignedEmbeds": bool(key.require_signed_embeds)}
 
 
@@ -143,7 +141,8 @@ def _report_changes(day_rate, currency, show_methodology) -> dict:
     return changes
 
 
-def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> dict:
+def brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> dict:
+    """Keyword arguments for `set_brand` from `brand_options`."""
     if logo is not None and clear_logo:
         raise click.UsageError("--logo and --clear-logo cannot be used together.")
     changes = {"white_label": white_label}
@@ -154,6 +153,24 @@ def _brand_changes(brand_name, brand_color, logo, clear_logo, white_label) -> di
     if logo is not None or clear_logo:
         changes["logo"] = logo
     return changes
+
+
+def _moved(_ctx, param, value):
+    if value:
+        raise click.UsageError(f"{param.opts[0]} is set for the partner now, not per key: every key of a partner shows "
+                               f"its clients the same brand and may be framed by the same sites. Use "
+                               f"`flask partners update PARTNER {param.opts[0]} ...`.")
+
+
+def moved_to_partner(command):
+    """The per-key brand and embed-origin options of earlier releases, hidden: they say where the setting went."""
+    for flag in ("--embed-origin", "--any-embed-origin", "--brand-name", "--brand-color", "--logo", "--clear-logo",
+                 "--white-label", "--no-white-label"):
+        takes_value = flag in ("--embed-origin", "--brand-name", "--brand-color", "--logo")
+        command = click.option(flag, "moved_" + flag.strip("-").replace("-", "_"), hidden=True, expose_value=False,
+                               callback=_moved, is_flag=not takes_value, multiple=flag == "--embed-origin",
+                               is_eager=True)(command)
+    return command
 
 
 SIGNED_EMBEDS = click.option(
@@ -169,29 +186,26 @@ SIGNED_EMBEDS = click.option(
 @click.option("--rate-limit", type=click.IntRange(min=1), default=None, help="Requests per hour; overrides the tier.")
 @click.option("--framework", "frameworks", multiple=True, help="Allow only this framework (repeatable).")
 @click.option("--webhook-url", default=None)
-@click.option("--embed-origin", "embed_origins", multiple=True, help="Origin allowed to frame embed pages.")
-@brand_options
 @report_options
 @SIGNED_EMBEDS
 @click.option("--test", "test_mode", is_flag=True,
               help="A test key: its assessments are real but never billed, and only test keys see them.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, embed_origins, brand_name, brand_color,
-               logo, clear_logo, white_label, day_rate, currency, show_methodology, require_signed_embeds, test_mode,
-               as_json):
-    """Create a key; the key, its webhook secret and its embed secret are shown only now."""
-    brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
+@moved_to_partner
+def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, day_rate, currency, show_methodology,
+               require_signed_embeds, test_mode, as_json):
+    """Create a key; the key, its webhook secret and its embed secret are shown only now. Its pages show the
+    partner's brand and may be framed by the partner's embed origins (`flask partners update`)."""
     report = _report_changes(day_rate, currency, show_methodology)
     try:
         issued = issue_api_key(partner, tier=tier, rate_limit=rate_limit, frameworks=list(frameworks),
-                               webhook_url=webhook_url, embed_origins=list(embed_origins), name=name,
+                               webhook_url=webhook_url, name=name,
                                livemode=not test_mode, require_signed_embeds=bool(require_signed_embeds))
-        set_brand(issued.key, **brand)
         set_report_settings(issued.key, **report)
     except KeyLimitError as exc:
         db.session.rollback()
         raise click.ClickException(f"{exc} (Operator: flask partners set-max-keys {partner!r} N.)") from None
-    except (KeyInputError, BrandError) as exc:
+    except KeyInputError as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
     db.session.commit()
@@ -238,17 +252,13 @@ def list_keys(partner, as_json):
 @click.option("--framework", "frameworks", multiple=True, help="Replace the allowed frameworks.")
 @click.option("--all-frameworks", is_flag=True, help="Remove the framework restriction.")
 @click.option("--webhook-url", default=None, help="New webhook URL ('' removes it).")
-@click.option("--embed-origin", "embed_origins", multiple=True, help="Replace the embed origins.")
-@click.option("--any-embed-origin", is_flag=True, help="Remove the embed origin restriction.")
-@brand_options
 @report_options
 @SIGNED_EMBEDS
 @click.option("--json", "as_json", is_flag=True)
-def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webhook_url, embed_origins,
-               any_embed_origin, brand_name, brand_color, logo, clear_logo, white_label, day_rate, currency,
+@moved_to_partner
+def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webhook_url, day_rate, currency,
                show_methodology, require_signed_embeds, as_json):
-    """Change a key's settings."""
-    brand = _brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
+    """Change a key's settings (the brand and embed origins are the partner's: `flask partners update`)."""
     report = _report_changes(day_rate, currency, show_methodology)
     key = _load_key(key_id)
     changes = {}
@@ -259,11 +269,9 @@ def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webho
     try:
         update_api_key(key, tier=tier, name=name,
                        frameworks=[] if all_frameworks else (list(frameworks) or None),
-                       embed_origins=[] if any_embed_origin else (list(embed_origins) or None),
                        require_signed_embeds=require_signed_embeds, **changes)
-        set_brand(key, **brand)
         set_report_settings(key, **report)
-    except (KeyInputError, BrandError) as exc:
+    except KeyInputError as exc:
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
     db.session.commit()

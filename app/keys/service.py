@@ -24,6 +24,7 @@ DEFAULT_TIER = "standard"
 # What a key's reports price effort at: whole units of the currency per person-day.
 MIN_DAY_RATE, MAX_DAY_RATE = 1, 1_000_000
 DEFAULT_CURRENCY = "USD"   # of a day rate set without a currency
+MAX_EMBED_ORIGINS = 50   # sites that may frame a partner's embed pages (a CSP header carries them all)
 CURRENCIES = ("USD", "EUR", "GBP", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "JPY", "SGD", "INR", "ZAR")
 
 
@@ -113,17 +114,16 @@ def _limit_for(tier: str, rate_limit: int | None) -> int:
 
 
 def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: int | None = None,
-                  frameworks: list[str] | None = None, webhook_url: str | None = None,
-                  embed_origins: list[str] | None = None, name: str | None = None,
+                  frameworks: list[str] | None = None, webhook_url: str | None = None, name: str | None = None,
                   livemode: bool = True, require_signed_embeds: bool = False) -> IssuedKey:
     """Create a key (and its partner when new); the caller commits. `livemode=False` makes a test key:
     the same format, but what it creates is never billed and is seen only by the partner's test keys.
-    A key's mode is fixed for its life."""
+    A key's mode is fixed for its life. The brand and embed origins are the partner's (`set_brand`,
+    `set_embed_origins`): a new key shows its clients what the partner's other keys do."""
     partner_name = partner_name.strip()
     if not partner_name:
         raise KeyInputError("partner name must not be empty")
     limit = _limit_for(tier, rate_limit)
-    origins = [normalize_origin(o) for o in embed_origins or []]
     clean_frameworks = [f.strip() for f in frameworks or [] if f.strip()]
     url = _validate_webhook_url(webhook_url)
     partner = db.session.scalar(select(Partner).where(Partner.name == partner_name))
@@ -136,7 +136,7 @@ def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: in
     embed_secret = new_embed_secret()
     key = ApiKey(partner=partner, name=name, key_hash=hash_api_key(api_key), last4=api_key[-4:], tier=tier,
                  rate_limit=limit, frameworks=clean_frameworks, webhook_url=url,
-                 webhook_secret_encrypted=encrypt_secret(webhook_secret), embed_origins=origins,
+                 webhook_secret_encrypted=encrypt_secret(webhook_secret),
                  livemode=livemode, embed_secret_encrypted=encrypt_secret(embed_secret),
                  require_signed_embeds=bool(require_signed_embeds))
     db.session.add(key)
@@ -149,7 +149,7 @@ _UNSET = object()
 
 def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | None | object = _UNSET,
                    frameworks: list[str] | None = None, webhook_url: str | None | object = _UNSET,
-                   embed_origins: list[str] | None = None, name: str | None = None,
+                   name: str | None = None,
                    require_signed_embeds: bool | None = None) -> ApiKey:
     """Change a key's settings; `None` means unchanged, an empty list clears, a new tier resets the limit."""
     if require_signed_embeds and key.embed_secret_encrypted is None:   # checked first: nothing is changed
@@ -163,8 +163,6 @@ def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | No
         key.frameworks = [f.strip() for f in frameworks if f.strip()]
     if webhook_url is not _UNSET:
         key.webhook_url = _validate_webhook_url(webhook_url)
-    if embed_origins is not None:
-        key.embed_origins = [normalize_origin(o) for o in embed_origins]
     if name is not None:
         key.name = name.strip() or None
     if require_signed_embeds is not None:
@@ -172,11 +170,11 @@ def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | No
     return key
 
 
-def set_brand(key: ApiKey, *, name: str | None | object = _UNSET, color: str | None | object = _UNSET,
-              logo: bytes | None | object = _UNSET, white_label: bool | None = None) -> ApiKey:
-    """Change a key's brand; an argument left out is unchanged, `None` or "" clears it.
+def set_brand(partner: Partner, *, name: str | None | object = _UNSET, color: str | None | object = _UNSET,
+              logo: bytes | None | object = _UNSET, white_label: bool | None = None) -> Partner:
+    """Change the brand every key of the partner shows; an argument left out is unchanged, `None` or "" clears it.
 
-    Everything is checked before anything is set, so a `BrandError` leaves the key as it was.
+    Everything is checked before anything is set, so a `BrandError` leaves the partner as it was.
     """
     changes: dict = {}
     if name is not _UNSET:
@@ -192,8 +190,22 @@ def set_brand(key: ApiKey, *, name: str | None | object = _UNSET, color: str | N
     if white_label is not None:
         changes["white_label"] = bool(white_label)
     for attribute, value in changes.items():
-        setattr(key, attribute, value)
-    return key
+        setattr(partner, attribute, value)
+    return partner
+
+
+def set_embed_origins(partner: Partner, origins: list[str]) -> Partner:
+    """The sites that may frame the embed pages of every key of the partner; an empty list: any site.
+    Each is checked before any is set, so a `KeyInputError` leaves the partner as it was."""
+    checked = []
+    for origin in origins:
+        normalized = normalize_origin(origin)
+        if normalized not in checked:
+            checked.append(normalized)
+    if len(checked) > MAX_EMBED_ORIGINS:
+        raise KeyInputError(f"at most {MAX_EMBED_ORIGINS} embed origins")
+    partner.embed_origins = checked
+    return partner
 
 
 def normalize_day_rate(value) -> int | None:
@@ -250,10 +262,16 @@ def report_settings(key: ApiKey) -> dict:
     return {"dayRate": key.day_rate, "currency": key.currency, "showMethodology": bool(key.show_methodology)}
 
 
-def brand_settings(key: ApiKey) -> dict:
+def brand_settings(partner: Partner) -> dict:
     """The brand as the CLI shows it; `logo` says whether there is one (the bytes are never loaded here)."""
-    return {"name": key.brand_name, "color": key.brand_color, "logo": key.brand_logo_digest is not None,
-            "whiteLabel": bool(key.white_label)}
+    return {"name": partner.brand_name, "color": partner.brand_color, "logo": partner.brand_logo_digest is not None,
+            "whiteLabel": bool(partner.white_label)}
+
+
+def partner_settings(partner: Partner) -> dict:
+    """What every key of the partner shows its clients, as the CLI shows it."""
+    return {"id": partner.id, "partner": partner.name, "brand": brand_settings(partner),
+            "embedOrigins": list(partner.embed_origins or [])}
 
 
 def revoke_api_key(key: ApiKey) -> None:
@@ -288,8 +306,7 @@ def key_settings(key: ApiKey) -> dict:
     return {
         "id": key.id, "partner": key.partner.name, "name": key.name, "key": key.masked, "tier": key.tier,
         "rateLimit": key.rate_limit, "frameworks": list(key.frameworks or []), "webhookUrl": key.webhook_url,
-        "embedOrigins": list(key.embed_origins or []),
         "createdAt": iso_utc(key.created_at), "lastUsedAt": iso_utc(key.last_used_at),
-        "revokedAt": iso_utc(key.revoked_at), "brand": brand_settings(key), "livemode": bool(key.livemode),
+        "revokedAt": iso_utc(key.revoked_at), "livemode": bool(key.livemode),
         **report_settings(key), "requireSignedEmbeds": bool(key.require_signed_embeds),
     }

@@ -10,7 +10,9 @@ from flask.cli import AppGroup
 from sqlalchemy import func, select
 
 from ..extensions import db
-from ..keys.service import key_limit
+from ..keys.brand import BrandError
+from ..keys.cli import brand_changes, brand_options
+from ..keys.service import KeyInputError, key_limit, partner_settings, set_brand, set_embed_origins
 from ..models import ApiKey, Partner, User, iso_utc
 from .accounts import (
     TIERS,
@@ -18,6 +20,7 @@ from .accounts import (
     create_user,
     disable_user,
     enable_user,
+    find_partner,
     find_user,
     set_max_keys,
     set_max_tier,
@@ -25,7 +28,8 @@ from .accounts import (
 )
 
 users_cli = AppGroup("users", help="Create and manage partner portal users.")
-partners_cli = AppGroup("partners", help="List partners and set the highest tier their portal users may choose.")
+partners_cli = AppGroup("partners", help="List partners, set their limits, and set the brand and embed origins every "
+                                        "key of a partner uses.")
 
 
 def _read_password(from_stdin: bool) -> str:
@@ -167,3 +171,56 @@ def set_partner_max_tier(name, tier):
         raise click.ClickException(str(error)) from None
     db.session.commit()
     click.echo(f"Partner {partner.name!r} may now choose tiers up to {partner.max_tier} in the portal.")
+
+
+def _load_partner(name: str) -> Partner:
+    partner = find_partner(name)
+    if partner is None:
+        raise click.ClickException(f"no partner named {name!r} (`flask partners list` shows them)")
+    return partner
+
+
+def _show_partner(partner: Partner, as_json: bool, prefix: str = "") -> None:
+    settings = partner_settings(partner)
+    if as_json:
+        click.echo(json.dumps(settings))
+        return
+    brand = settings["brand"]
+    click.echo(f"{prefix}Partner {partner.name!r}: brand name {brand['name'] or '(none)'}, accent "
+               f"{brand['color'] or '(default)'}, {'a logo' if brand['logo'] else 'no logo'}, "
+               f"{'white-label' if brand['whiteLabel'] else 'not white-label'}; embed pages may be framed by "
+               f"{', '.join(settings['embedOrigins']) or 'any site'}.")
+
+
+@partners_cli.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def show_partner(name, as_json):
+    """The brand and embed origins every key of the partner uses."""
+    _show_partner(_load_partner(name), as_json)
+
+
+@partners_cli.command("update")
+@click.argument("name")
+@click.option("--embed-origin", "embed_origins", multiple=True,
+              help="Replace the sites allowed to frame the partner's embed pages (repeatable), e.g."
+                   " https://portal.example.com.")
+@click.option("--any-embed-origin", is_flag=True, help="Let any site frame the partner's embed pages.")
+@brand_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def update_partner(name, embed_origins, any_embed_origin, brand_name, brand_color, logo, clear_logo, white_label,
+                   as_json):
+    """Set the brand on the pages and PDFs of every key of the partner, and the sites that may frame them."""
+    if embed_origins and any_embed_origin:
+        raise click.UsageError("--embed-origin and --any-embed-origin cannot be used together.")
+    brand = brand_changes(brand_name, brand_color, logo, clear_logo, white_label)
+    partner = _load_partner(name)
+    try:
+        set_brand(partner, **brand)
+        if embed_origins or any_embed_origin:
+            set_embed_origins(partner, list(embed_origins))
+    except (KeyInputError, BrandError) as error:
+        db.session.rollback()
+        raise click.ClickException(str(error)) from None
+    db.session.commit()
+    _show_partner(partner, as_json, prefix="Updated. ")

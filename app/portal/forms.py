@@ -24,6 +24,7 @@ from wtforms.validators import DataRequired, Length, Optional, ValidationError
 from ..keys.brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from ..keys.service import CURRENCIES, KeyInputError, normalize_currency, normalize_day_rate, normalize_origin
 from ..webhooks.urls import WebhookUrlError, validate_webhook_url
+from .partner_brand import BrandChanges
 from .partner_keys import KeyChanges
 from .submission import SUBMIT_METHODS, submission
 
@@ -90,27 +91,9 @@ class KeyForm(PortalForm):
                                description="One per line, e.g. ISO 27001. Leave empty to allow every framework.")
     webhook_url = URLField("Webhook URL", validators=[Optional(), Length(max=2048), no_control_characters],
                            description="Where we send the assessment.reports.completed and .failed events.")
-    embed_origins = TextAreaField("Embed origins", validators=[Optional(), Length(max=4000), no_control_characters],
-                                  description="Sites that may frame the report pages, one per line, "
-                                              "e.g. https://portal.example.com. Leave empty to allow any site.")
-
-    # The brand on the pages and PDFs the key's clients see.
-    brand_name = StringField("Prepared by", validators=[Optional()],
-                             description="Your company’s name as your clients should see it: “Prepared by Acme "
-                                         "Security”. Leave empty to show none.")
-    brand_color = StringField("Accent colour", validators=[Optional()],
-                              description="A hex colour like #1a73e8, used for headings, links and buttons. "
-                                          "Leave empty for the default.")
-    # Never filled from the submitted fields: the file itself is read from the upload in validate_brand_logo.
-    brand_logo = FileField("Logo", description="PNG or SVG, at most 64 KB. SVG files may not contain scripts, "
-                                               "event handlers or links to other files.")
-    remove_logo = BooleanField("Remove the logo")
     test_mode = BooleanField("Test key", description="For trying the API out: assessments made with it are real but "
                                                      "never billed, only test keys see them, and their pages say "
                                                      "“Test report”. A key’s mode cannot be changed later.")
-    white_label = BooleanField("White-label", description="Hide every mention of Compliance Reports on the report "
-                                                          "pages and PDFs: your clients see only your brand.")
-
     # What the reports price effort at, and whether the client pages name the sales methodology.
     day_rate = StringField("Day rate", validators=[Optional()],
                            description="Reports for the CFO, CEO, board and owner price effort at this rate; without "
@@ -126,6 +109,66 @@ class KeyForm(PortalForm):
         "Require signed embed links",
         description="Report pages and PDFs open only at links your server signed with the key’s embed secret, "
                     "valid for at most 24 hours (off: the permanent links work).")
+
+    def validate_day_rate(self, field):
+        try:
+            if any(character in field.data for character in "\t\n\r\v\f"):   # spaces around are fine
+                raise KeyInputError("not a number")
+            normalize_day_rate(field.data)
+        except KeyInputError:
+            raise ValidationError("Enter a whole number from 1 to 1,000,000 (per person-day), or leave it empty "
+                                  "to use the default range.") from None
+
+    def validate_currency(self, field):
+        if (field.data or "") not in ("", *CURRENCIES):   # what the list offers, as it offers it
+            raise ValidationError(f"Choose one of {', '.join(CURRENCIES)}.")
+
+    def validate_frameworks(self, field):
+        if len(lines(field.data)) > MAX_LINES:
+            raise ValidationError(f"List at most {MAX_LINES} frameworks.")
+        if any(len(f) > 200 for f in lines(field.data)):
+            raise ValidationError("A framework name has at most 200 characters.")
+
+    def validate_webhook_url(self, field):
+        if field.data and field.data.strip():
+            try:
+                validate_webhook_url(field.data.strip())
+            except WebhookUrlError as error:
+                # The operator's hint (WEBHOOK_ALLOW_PRIVATE_NETWORKS) after the semicolon is not for partners.
+                message = str(error).split(";", 1)[0]
+                raise ValidationError(message[:1].upper() + message[1:] + ".") from None
+            except ValueError:  # what urlsplit or the resolver make of e.g. "http://[::1" or a 300-character label
+                raise ValidationError("This is not a valid URL.") from None
+
+    def changes(self) -> KeyChanges:
+        return KeyChanges(name=self.name.data.strip(), tier=self.tier.data, frameworks=lines(self.frameworks.data),
+                          webhook_url=(self.webhook_url.data or "").strip() or None,
+                          livemode=not self.test_mode.data, day_rate=normalize_day_rate(self.day_rate.data),
+                          currency=normalize_currency(self.currency.data),
+                          show_methodology=bool(self.show_methodology.data),
+                          require_signed_embeds=bool(self.require_signed_embeds.data))
+
+
+class BrandForm(PortalForm):
+    """The brand and embed origins every key of the partner uses."""
+
+    embed_origins = TextAreaField("Embed origins", validators=[Optional(), Length(max=4000), no_control_characters],
+                                  description="Sites that may show the report pages in an iframe, one per line, "
+                                              "e.g. https://portal.example.com. Leave empty to allow any site.")
+
+    # The brand on the pages and PDFs the partner's clients see.
+    brand_name = StringField("Prepared by", validators=[Optional()],
+                             description="Your company’s name as your clients should see it: “Prepared by Acme "
+                                         "Security”. Leave empty to show none.")
+    brand_color = StringField("Accent colour", validators=[Optional()],
+                              description="A hex colour like #1a73e8, used for headings, links and buttons. "
+                                          "Leave empty for the default.")
+    # Never filled from the submitted fields: the file itself is read from the upload in validate_brand_logo.
+    brand_logo = FileField("Logo", description="PNG or SVG, at most 64 KB. SVG files may not contain scripts, "
+                                               "event handlers or links to other files.")
+    remove_logo = BooleanField("Remove the logo")
+    white_label = BooleanField("White-label", description="Hide every mention of Compliance Reports on the report "
+                                                          "pages and PDFs: your clients see only your brand.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -165,36 +208,6 @@ class KeyForm(PortalForm):
         if field.data and self._upload() is not None:
             raise ValidationError("Either choose a new logo or remove the current one, not both.")
 
-    def validate_day_rate(self, field):
-        try:
-            if any(character in field.data for character in "\t\n\r\v\f"):   # spaces around are fine
-                raise KeyInputError("not a number")
-            normalize_day_rate(field.data)
-        except KeyInputError:
-            raise ValidationError("Enter a whole number from 1 to 1,000,000 (per person-day), or leave it empty "
-                                  "to use the default range.") from None
-
-    def validate_currency(self, field):
-        if (field.data or "") not in ("", *CURRENCIES):   # what the list offers, as it offers it
-            raise ValidationError(f"Choose one of {', '.join(CURRENCIES)}.")
-
-    def validate_frameworks(self, field):
-        if len(lines(field.data)) > MAX_LINES:
-            raise ValidationError(f"List at most {MAX_LINES} frameworks.")
-        if any(len(f) > 200 for f in lines(field.data)):
-            raise ValidationError("A framework name has at most 200 characters.")
-
-    def validate_webhook_url(self, field):
-        if field.data and field.data.strip():
-            try:
-                validate_webhook_url(field.data.strip())
-            except WebhookUrlError as error:
-                # The operator's hint (WEBHOOK_ALLOW_PRIVATE_NETWORKS) after the semicolon is not for partners.
-                message = str(error).split(";", 1)[0]
-                raise ValidationError(message[:1].upper() + message[1:] + ".") from None
-            except ValueError:  # what urlsplit or the resolver make of e.g. "http://[::1" or a 300-character label
-                raise ValidationError("This is not a valid URL.") from None
-
     def validate_embed_origins(self, field):
         origins = lines(field.data)
         if len(origins) > MAX_LINES:
@@ -206,15 +219,9 @@ class KeyForm(PortalForm):
                 raise ValidationError(f"“{origin}” is not an origin: write it like https://example.com, "
                                       "without a path.") from None
 
-    def changes(self) -> KeyChanges:
+    def changes(self) -> BrandChanges:
         color = (self.brand_color.data or "").strip()
-        return KeyChanges(name=self.name.data.strip(), tier=self.tier.data, frameworks=lines(self.frameworks.data),
-                          webhook_url=(self.webhook_url.data or "").strip() or None,
-                          embed_origins=lines(self.embed_origins.data),
-                          brand_name=normalize_name(self.brand_name.data),
-                          brand_color=normalize_color(color) if color else None, logo=self.logo,
-                          remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data),
-                          livemode=not self.test_mode.data, day_rate=normalize_day_rate(self.day_rate.data),
-                          currency=normalize_currency(self.currency.data),
-                          show_methodology=bool(self.show_methodology.data),
-                          require_signed_embeds=bool(self.require_signed_embeds.data))
+        return BrandChanges(embed_origins=lines(self.embed_origins.data),
+                            brand_name=normalize_name(self.brand_name.data),
+                            brand_color=normalize_color(color) if color else None, logo=self.logo,
+                            remove_logo=bool(self.remove_logo.data), white_label=bool(self.white_label.data))

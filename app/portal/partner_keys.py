@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
 from ..extensions import db
-from ..keys.brand import PNG, BrandError
 from ..keys.service import (
     TIER_LIMITS,
     IssuedKey,
@@ -17,7 +15,6 @@ from ..keys.service import (
     revoke_api_key,
     rotate_embed_secret,
     rotate_webhook_secret,
-    set_brand,
     set_report_settings,
     update_api_key,
 )
@@ -28,22 +25,12 @@ from .accounts import tier_allowed
 
 @dataclass(frozen=True)
 class KeyChanges:
-    """What the create and edit forms submit; empty lists mean 'no restriction'.
-
-    The brand is the whole brand as the form shows it (None: no name, no colour), except the logo:
-    `logo` is a new one to store, `remove_logo` removes it, neither keeps the current one.
-    """
+    """What the create and edit forms submit; an empty list means 'no restriction'."""
 
     name: str
     tier: str
     frameworks: list[str]
     webhook_url: str | None
-    embed_origins: list[str]
-    brand_name: str | None = None
-    brand_color: str | None = None
-    logo: bytes | None = None
-    remove_logo: bool = False
-    white_label: bool = False
     livemode: bool = True      # only read when creating: a key's mode is fixed
     day_rate: int | None = None          # None: the documented default range
     currency: str | None = None          # None: USD
@@ -53,34 +40,6 @@ class KeyChanges:
     def report_settings(self) -> dict:
         """Keyword arguments for `set_report_settings`: the whole of them, as the form shows them."""
         return {"day_rate": self.day_rate, "currency": self.currency, "show_methodology": self.show_methodology}
-
-    def brand(self) -> dict:
-        """Keyword arguments for `set_brand`."""
-        changes = {"name": self.brand_name, "color": self.brand_color, "white_label": self.white_label}
-        if self.logo is not None:
-            changes["logo"] = self.logo
-        elif self.remove_logo:
-            changes["logo"] = None
-        return changes
-
-
-@dataclass(frozen=True)
-class CurrentLogo:
-    """What the edit form says about the stored logo."""
-
-    kind: str        # "PNG" or "SVG"
-    size: str        # "12 KB"
-    data_uri: str    # a preview; the portal's CSP allows data: images
-
-
-def current_logo(key: ApiKey | None) -> CurrentLogo | None:
-    """The key's logo for the edit form (this loads its bytes, which listing keys never does)."""
-    if key is None or key.brand_logo_digest is None or key.brand_logo is None:
-        return None
-    size = len(key.brand_logo)
-    return CurrentLogo(kind="PNG" if key.brand_logo_type == PNG else "SVG",
-                       size=f"{round(size / 1024)} KB" if size >= 1024 else f"{size} bytes",
-                       data_uri=f"data:{key.brand_logo_type};base64,{base64.b64encode(key.brand_logo).decode()}")
 
 
 def partner_keys(partner_id: int) -> list[ApiKey]:
@@ -123,12 +82,10 @@ def create_key(partner: Partner, changes: KeyChanges) -> IssuedKey:
     _check_tier(partner, changes.tier)
     try:
         issued = issue_api_key(partner.name, tier=changes.tier, frameworks=changes.frameworks,
-                               webhook_url=changes.webhook_url, embed_origins=changes.embed_origins,
-                               name=changes.name, livemode=changes.livemode,
+                               webhook_url=changes.webhook_url, name=changes.name, livemode=changes.livemode,
                                require_signed_embeds=changes.require_signed_embeds)
-        set_brand(issued.key, **changes.brand())
         set_report_settings(issued.key, **changes.report_settings())
-    except (KeyInputError, BrandError):
+    except KeyInputError:
         db.session.rollback()
         raise
     db.session.commit()
@@ -144,11 +101,9 @@ def update_key(partner: Partner, key: ApiKey, changes: KeyChanges) -> ApiKey:
         _check_tier(partner, new_tier)
     try:
         update_api_key(key, tier=new_tier, name=changes.name, frameworks=changes.frameworks,
-                       webhook_url=changes.webhook_url, embed_origins=changes.embed_origins,
-                       require_signed_embeds=changes.require_signed_embeds)
-        set_brand(key, **changes.brand())
+                       webhook_url=changes.webhook_url, require_signed_embeds=changes.require_signed_embeds)
         set_report_settings(key, **changes.report_settings())
-    except (KeyInputError, BrandError):
+    except KeyInputError:
         db.session.rollback()
         raise
     db.session.commit()

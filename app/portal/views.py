@@ -10,10 +10,10 @@ from ..extensions import db
 from ..keys.brand import BrandError
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
-from . import listings, partner_keys, reveal, usage
+from . import listings, partner_brand, partner_keys, reveal, usage
 from .accounts import authenticate, tiers_up_to
 from .auth import current_user, safe_next, sign_in, sign_out
-from .forms import KeyForm, LoginForm
+from .forms import BrandForm, KeyForm, LoginForm
 
 bp = Blueprint("portal", __name__, url_prefix="/portal", static_folder="static", static_url_path="/static")
 
@@ -114,12 +114,12 @@ def new_key():
     if form.validate_on_submit():
         try:
             issued = partner_keys.create_key(partner, form.changes())
-        except (KeyInputError, BrandError) as error:
+        except KeyInputError as error:
             form.form_errors.append(_sentence(error))
         else:
             return _show_once(issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret,
                               embed_secret=issued.embed_secret)
-    return render_template("portal/key_form.html", form=form, partner=partner, key=None, logo=None)
+    return render_template("portal/key_form.html", form=form, partner=partner, key=None)
 
 
 @bp.route("/keys/<key_id>/edit", methods=["GET", "POST"])
@@ -130,21 +130,37 @@ def edit_key(key_id: str):
         flash(f"Key {key.masked} is revoked and can no longer be changed.")
         return redirect(url_for("portal.keys"))
     form = _key_form(partner, key.tier, name=key.name or "", tier=key.tier, frameworks="\n".join(key.frameworks),
-                     webhook_url=key.webhook_url or "", embed_origins="\n".join(key.embed_origins),
-                     brand_name=key.brand_name or "", brand_color=key.brand_color or "", white_label=key.white_label,
-                     day_rate="" if key.day_rate is None else str(key.day_rate), currency=key.currency or "",
-                     show_methodology=key.show_methodology, require_signed_embeds=key.require_signed_embeds)
+                     webhook_url=key.webhook_url or "", day_rate="" if key.day_rate is None else str(key.day_rate),
+                     currency=key.currency or "", show_methodology=key.show_methodology,
+                     require_signed_embeds=key.require_signed_embeds)
     if form.validate_on_submit():
         try:
             partner_keys.update_key(partner, key, form.changes())
-        except (KeyInputError, BrandError) as error:
+        except KeyInputError as error:
             form.form_errors.append(_sentence(error))
         else:
             flash(f"Saved the settings of {key.name or key.masked}.")
             return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"))
-    return render_template("portal/key_form.html", form=form, partner=partner, key=key,
-                           logo=partner_keys.current_logo(key))
+    return render_template("portal/key_form.html", form=form, partner=partner, key=key)
 
+
+@bp.route("/brand", methods=["GET", "POST"])
+def brand():
+    """The brand and embed origins of every key of the partner; a save redirects (post/redirect/get)."""
+    partner = _partner()
+    form = BrandForm(data={"embed_origins": "\n".join(partner.embed_origins or []),
+                           "brand_name": partner.brand_name or "", "brand_color": partner.brand_color or "",
+                           "white_label": partner.white_label})
+    if form.validate_on_submit():
+        try:
+            partner_brand.save(partner, form.changes())
+        except (KeyInputError, BrandError) as error:
+            form.form_errors.append(_sentence(error))
+        else:
+            flash("Saved. Every key’s report pages and PDFs use this brand and these embed origins from now on.")
+            return redirect(url_for("portal.brand"), 303)
+    return render_template("portal/brand.html", form=form, partner=partner,
+                           logo=partner_brand.current_logo(partner))
 
 
 @bp.route("/keys/<key_id>/revoke", methods=["GET", "POST"])

@@ -24,7 +24,8 @@ ONE_YEAR = 365 * 24 * 3600
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'self'{styles}; script-src 'self'; img-src 'self' data:; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 NAV = (("keys", "portal.keys", "Keys"), ("assessments", "portal.assessments", "Assessments"),
-       ("usage", "portal.usage_page", "Usage"), ("webhooks", "portal.webhooks", "Webhooks"))
+       ("usage", "portal.usage_page", "Usage"), ("webhooks", "portal.webhooks", "Webhooks"),
+       ("brand", "portal.brand", "Brand"))
 
 
 def portal_asset(filename: str) -> str:

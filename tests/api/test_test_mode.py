@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from app.catalog import PERSONAS
 from app.extensions import db
-from app.models import ApiKey, UsageRecord, WebhookDelivery
+from app.models import ApiKey, Partner, UsageRecord, WebhookDelivery
 from tests.embed import embed_path, generate, submit, view_path
 from tests.portal import follow, make_user, page_token, sign_in
 
@@ -173,8 +173,8 @@ def test_white_labelling_does_not_remove_the_test_report_mark(app, client, make_
     """Issue 31: a test key's pages and PDFs carry a "Test report" mark that white-labelling does not remove."""
     issued = make_key("acme", livemode=False)
     with app.app_context():
-        key = db.session.get(ApiKey, issued.key.id)
-        key.white_label, key.brand_name = True, "Acme Security"
+        partner = db.session.get(Partner, issued.key.partner_id)
+        partner.white_label, partner.brand_name = True, "Acme Security"
         db.session.commit()
     auth = bearer(issued)
     record = submit(client, auth)

@@ -12,7 +12,8 @@ from PIL import Image
 from sqlalchemy import update
 
 from app.keys.brand import contrast_ratio, logo_digest
-from app.models import ApiKey
+from app.keys.service import set_brand, set_embed_origins
+from app.models import Partner
 from tests.embed import embed_path, generate, submit, view_path
 
 SVG = (b'<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40">'
@@ -26,9 +27,10 @@ def png() -> bytes:
 
 
 def brand(app, **values) -> None:
+    """Set the partner's brand columns (every key of the partner shows them)."""
     with app.app_context():
         from app.extensions import db
-        db.session.execute(update(ApiKey).values(**values))
+        db.session.execute(update(Partner).values(**values))
         db.session.commit()
 
 
@@ -110,3 +112,35 @@ def test_a_brand_change_shows_on_the_next_view(app, client, generated):
     brand(app, brand_name="Acme Security")
     again = client.get(view_path(result, "cfo"), headers={"If-None-Match": first.headers["ETag"]})
     assert again.status_code == 200 and "Prepared by Acme Security" in again.get_data(as_text=True)
+
+
+def frame_ancestors(response) -> str:
+    return re.search(r"frame-ancestors ([^;]*)", response.headers["Content-Security-Policy"]).group(1).strip()
+
+
+def test_a_new_key_shows_its_partners_brand_and_origins_and_another_partners_key_does_not(app, client, make_key):
+    """The brand and embed origins are the partner's: a key issued after they were set serves them from its first
+    assessment (as does the older key), while a key of another partner serves unbranded pages any site may frame."""
+    origins = ["https://portal.acme.example", "https://*.acme.example"]
+    older = make_key("acme")
+    with app.app_context():
+        from app.extensions import db
+        partner = db.session.get(Partner, older.key.partner_id)
+        set_brand(partner, name="Acme Security", color="#0F766E")
+        set_embed_origins(partner, origins)
+        db.session.commit()
+    new = make_key("acme")
+    other = make_key("globex")
+    assert new.key.partner_id == older.key.partner_id != other.key.partner_id
+    for issued, branded in ((new, True), (older, True), (other, False)):
+        auth = {"Authorization": f"Bearer {issued.api_key}"}
+        record = submit(client, auth)
+        for response in pages(client, record, generate(client, auth, record["id"])):
+            body = response.get_data(as_text=True)
+            if branded:
+                assert "Prepared by Acme Security" in body and "--accent:#0f766e" in body
+                assert frame_ancestors(response) == " ".join(origins)
+            else:
+                assert "Prepared by" not in body and "--accent" not in body and "<style>" not in body
+                assert "Stakeholder reports by Compliance Report Service" in body
+                assert frame_ancestors(response) == "*"

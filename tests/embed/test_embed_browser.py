@@ -90,10 +90,11 @@ def partner_site() -> Iterator[PartnerSite]:
         yield site
 
 
-def seed(app, make_key, **key_settings) -> tuple[dict, dict]:
-    """An assessment with all 25 reports, created through the API with a fresh key."""
+def seed(app, make_key, **settings) -> tuple[dict, dict]:
+    """An assessment with all 25 reports, created through the API with a fresh key (`settings` go to make_key:
+    `embed_origins=[...]` sets the partner's, which every key of the partner uses)."""
     client = app.test_client()
-    auth = {"Authorization": f"Bearer {make_key(**key_settings).api_key}"}
+    auth = {"Authorization": f"Bearer {make_key(**settings).api_key}"}
     record = submit(client, auth, displayName="Northwind Clinics", requirements=REQUIREMENTS)
     return record, generate(client, auth, record["id"])
 

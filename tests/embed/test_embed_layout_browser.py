@@ -8,6 +8,7 @@ Debian's Chromium driven by Playwright, the app served by waitress (see tests/su
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ from PIL import Image, ImageDraw
 
 from app.extensions import db
 from app.keys.brand import logo_digest
-from app.models import ApiKey
+from app.models import Partner
 from tests.embed import embed_path, generate, submit, view_path
 from tests.embed.test_embed_browser import REQUIREMENTS
 from tests.support.browser import ARTIFACTS, PageWatch, axe_violations, require_browser
@@ -37,6 +38,7 @@ DARK = {"brand_name": "Acme Security", "brand_color": TEAL, "logo": True}
 LIGHT = {"brand_name": "Acme Security", "brand_color": YELLOW, "logo": True}
 WHITE_LABEL = {"brand_name": "Acme Security", "brand_color": TEAL, "logo": True, "white_label": True}
 WIDE, NARROW = 1280, 375
+PARTNERS = itertools.count(1)   # a partner of its own for each seed()
 
 
 # --------------------------------------------------------------------------- set-up
@@ -53,17 +55,19 @@ def logo_png() -> bytes:
 
 
 def seed(app, make_key, brand: dict | None = None) -> tuple[dict, dict]:
-    """An assessment with all 25 reports and a display name, under a fresh key with `brand` set on it."""
-    issued = make_key()
+    """An assessment with all 25 reports and a display name, under a fresh key of a partner of its own with
+    `brand` set on the partner (every key of a partner shows its brand, so two seeds never share one)."""
+    issued = make_key(partner=f"partner-{next(PARTNERS)}")
     if brand:
         with app.app_context():
-            key = db.session.get(ApiKey, issued.key.id)
-            key.brand_name = brand.get("brand_name")
-            key.brand_color = brand.get("brand_color")
-            key.white_label = bool(brand.get("white_label"))
+            partner = db.session.get(Partner, issued.key.partner_id)
+            partner.brand_name = brand.get("brand_name")
+            partner.brand_color = brand.get("brand_color")
+            partner.white_label = bool(brand.get("white_label"))
             if brand.get("logo"):
                 data = logo_png()
-                key.brand_logo, key.brand_logo_type, key.brand_logo_digest = data, "image/png", logo_digest(data)
+                partner.brand_logo, partner.brand_logo_type, partner.brand_logo_digest = (
+                    data, "image/png", logo_digest(data))
             db.session.commit()
     client = app.test_client()
     auth = {"Authorization": f"Bearer {issued.api_key}"}

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import select, update
 
 from app.catalog import CATEGORIES, PERSONAS
-from app.keys.service import update_api_key
-from app.models import ApiKey, Assessment, Report
+from app.keys.service import set_embed_origins
+from app.models import Assessment, Partner, Report
 from tests.embed import embed_path, generate, submit, view_path
 
 SCRIPT = "<script>alert(1)</script>"
@@ -264,7 +264,7 @@ def test_html_pages_allow_no_inline_style_while_the_404_keeps_its_own(client, ge
     assert re.fullmatch(r"'self'( 'sha256-[A-Za-z0-9+/]+=*')*", csp_of(missing)["style-src"])
 
 
-def test_frame_ancestors_come_from_the_creating_keys_embed_origins(client, app, make_key):
+def test_frame_ancestors_come_from_the_partners_embed_origins(client, app, make_key):
     origins = ["https://partner.example", "https://*.partner.example", "http://localhost:3000"]
     issued = make_key(partner="initech", embed_origins=origins)
     auth = {"Authorization": f"Bearer {issued.api_key}"}
@@ -276,7 +276,7 @@ def test_frame_ancestors_come_from_the_creating_keys_embed_origins(client, app, 
     with app.app_context():  # the partner changes its origins: pages follow at once
         from app.extensions import db
 
-        update_api_key(db.session.get(ApiKey, issued.key.id), embed_origins=[])
+        set_embed_origins(db.session.get(Partner, issued.key.partner_id), [])
         db.session.commit()
     assert csp_of(client.get(embed_path(record)))["frame-ancestors"] == "*"
 
@@ -288,7 +288,7 @@ def test_a_tampered_origin_cannot_inject_directives(client, app, make_key):
     with app.app_context():
         from app.extensions import db
 
-        db.session.execute(update(ApiKey).where(ApiKey.id == issued.key.id)
+        db.session.execute(update(Partner).where(Partner.id == issued.key.partner_id)
                            .values(embed_origins=["https://ok.example", "https://x; script-src *"]))
         db.session.commit()
     csp = client.get(embed_path(record)).headers["Content-Security-Policy"]

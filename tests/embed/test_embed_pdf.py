@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 
 from app.catalog import PERSONAS
 from app.embed import printing
-from app.models import ApiKey, EmbedPdf
+from app.models import ApiKey, EmbedPdf, Partner
 from tests.embed import embed_path, generate, submit, view_path
 from tests.support.browser import ARTIFACTS
 
@@ -160,7 +160,7 @@ def test_a_brand_change_prints_the_pdf_again(app, client, generated):
     assert "Prepared by" not in "\n".join(pdf_text(client.get(path).data))
     with app.app_context():
         from app.extensions import db
-        db.session.execute(update(ApiKey).values(brand_name="Acme Security", white_label=True))
+        db.session.execute(update(Partner).values(brand_name="Acme Security", white_label=True))
         db.session.commit()
     text = "\n".join(pdf_text(client.get(path).data))
     assert "Prepared by Acme Security" in text and "Compliance Report Service" not in text

@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 
 from app.embed import service
 from app.extensions import db
-from app.models import ApiKey, Assessment, EmbedPage
+from app.models import ApiKey, Assessment, EmbedPage, Partner
 from tests.embed import embed_path, generate, submit, view_path
 
 
@@ -99,7 +99,7 @@ def test_brand_display_name_and_release_changes_render_the_page_again(app, clien
     paths = page_paths(*generated)
     for path in paths:
         client.get(path)
-    set_columns(app, ApiKey, brand_name="Acme Security", brand_color="#0f766e")
+    set_columns(app, Partner, brand_name="Acme Security", brand_color="#0f766e")
     for path in paths[:2] + paths[3:]:   # the fragment is the report alone, without the masthead
         body = client.get(path).get_data(as_text=True)
         assert "Prepared by Acme Security" in body and "--accent:#0f766e" in body, path
@@ -118,7 +118,7 @@ def test_embed_origins_apply_to_a_stored_page_at_once(app, client, generated):
     path = embed_path(generated[0])
     client.get(path)
     client.get(path)
-    set_columns(app, ApiKey, embed_origins=["https://portal.example.com"])
+    set_columns(app, Partner, embed_origins=["https://portal.example.com"])
     response = client.get(path)
     assert "frame-ancestors https://portal.example.com" in response.headers["Content-Security-Policy"]
 

@@ -17,7 +17,7 @@ from sqlalchemy import update
 from app.embed import printing
 from app.extensions import db
 from app.keys.service import issue_api_key
-from app.models import ApiKey
+from app.models import Partner
 from tests.conftest import database_url
 from tests.embed import generate, submit, view_path
 from tests.keys.test_brand import use_bomb
@@ -27,12 +27,15 @@ pytestmark = pytest.mark.one_database   # printing: SQLite only (see tests/conft
 
 
 def key_with_stored_logo(app, logo: bytes | None) -> dict:
-    """A key whose logo is stored as it is, as one uploaded before logos were checked for what they draw."""
+    """A key of a partner whose logo is stored as it is, as one uploaded before logos were checked for what they
+    draw. The logo is the partner's (every key of it prints it), so a key without a logo belongs to another
+    partner than a key with one: "printer" without, "logo-<digest>" with."""
+    digest = hashlib.sha256(logo).hexdigest() if logo is not None else None
     with app.app_context():
-        issued = issue_api_key("printer", rate_limit=100_000)
+        issued = issue_api_key(f"logo-{digest[:12]}" if digest else "printer", rate_limit=100_000)
         if logo is not None:
-            db.session.execute(update(ApiKey).where(ApiKey.id == issued.key.id).values(
-                brand_logo=logo, brand_logo_type="image/svg+xml", brand_logo_digest=hashlib.sha256(logo).hexdigest()))
+            db.session.execute(update(Partner).where(Partner.id == issued.key.partner_id).values(
+                brand_logo=logo, brand_logo_type="image/svg+xml", brand_logo_digest=digest))
         db.session.commit()
     return {"Authorization": f"Bearer {issued.api_key}"}
 

@@ -1,4 +1,4 @@
-"""A key's brand, checked without Flask: colours partners type, readable text on their accent, and logos
+"""A partner's brand, checked without Flask: colours partners type, readable text on their accent, and logos
 that are really PNG or SVG and can neither run code nor load anything when their clients open a page."""
 
 from __future__ import annotations

@@ -19,18 +19,23 @@ def create(runner, *args):
 
 def test_create_json_shape(runner):
     out = create(runner, "--partner", "Acme Security", "--tier", "professional", "--framework", "ISO 27001",
-                 "--framework", "SOC 2", "--embed-origin", "https://portal.acme.example")
+                 "--framework", "SOC 2")
     assert list(out) == ["id", "partner", "apiKey", "webhookSecret", "embedSecret", "tier", "rateLimit", "frameworks",
-                         "webhookUrl", "embedOrigins", "brand", "livemode", "dayRate", "currency", "showMethodology",
-                         "requireSignedEmbeds"]
+                         "webhookUrl", "livemode", "dayRate", "currency", "showMethodology", "requireSignedEmbeds"]
     assert re.fullmatch(r"crs_[0-9a-f]{64}", out["apiKey"])
     assert re.fullmatch(r"whsec_[0-9a-f]{64}", out["webhookSecret"])
     assert out["partner"] == "Acme Security" and out["tier"] == "professional" and out["rateLimit"] == 500
     assert out["frameworks"] == ["ISO 27001", "SOC 2"]
     assert out["webhookUrl"] is None
-    assert out["embedOrigins"] == ["https://portal.acme.example"]
-    assert out["brand"] == {"name": None, "color": None, "logo": False, "whiteLabel": False}
     assert (out["dayRate"], out["currency"], out["showMethodology"]) == (None, None, False)
+    # The brand and embed origins every key of the partner uses: `partners show` / `partners update`.
+    partner = json.loads(runner.invoke(args=["partners", "show", "Acme Security", "--json"]).output)
+    assert partner == {"id": partner["id"], "partner": "Acme Security", "embedOrigins": [],
+                       "brand": {"name": None, "color": None, "logo": False, "whiteLabel": False}}
+    result = runner.invoke(args=["partners", "update", "Acme Security", "--embed-origin", "https://portal.acme.example",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["embedOrigins"] == ["https://portal.acme.example"]
 
 
 def test_tier_defaults_and_override(runner):
@@ -102,11 +107,14 @@ def test_unknown_key_id_fails_cleanly(runner):
 
 
 def test_invalid_settings_are_refused(runner):
-    for args in (["--webhook-url", "ftp://example.com/hook"], ["--embed-origin", "not an origin"],
-                 ["--webhook-url", "http://127.0.0.1:9/hook"]):
+    for args in (["--webhook-url", "ftp://example.com/hook"], ["--webhook-url", "http://127.0.0.1:9/hook"]):
         result = runner.invoke(args=["keys", "create", "--partner", "acme", *args])
         assert result.exit_code != 0
         assert "Error" in result.output
+    create(runner, "--partner", "acme")
+    result = runner.invoke(args=["partners", "update", "acme", "--embed-origin", "not an origin"])
+    assert result.exit_code != 0
+    assert "Error" in result.output and "embed origin must look like https://example.com" in result.output
 
 
 def test_ensure_demo_prints_once_with_working_curl(runner, client):

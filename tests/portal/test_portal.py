@@ -12,11 +12,12 @@ import itsdangerous.timed
 import pytest
 from sqlalchemy import func, select
 
-from app.models import ApiKey, UsageRecord, WebhookDelivery
+from app.models import ApiKey, Partner, UsageRecord, WebhookDelivery
 from tests.embed import embed_path, generate, submit
 from tests.portal import PASSWORD, csrf_token, follow, make_user, page_token, sign_in
 
-PAGES = ("/portal/keys", "/portal/keys/new", "/portal/assessments", "/portal/usage", "/portal/webhooks")
+PAGES = ("/portal/keys", "/portal/keys/new", "/portal/assessments", "/portal/usage", "/portal/webhooks",
+         "/portal/brand")
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
 
@@ -194,9 +195,12 @@ def test_sign_in_is_throttled_per_address(app_factory):
 # --------------------------------------------------------------------------- keys, the tier cap, the secrets
 
 def test_create_key_shows_key_and_secret_once_with_no_store(signed_in, client):
+    # The embed origins are the partner's, set on the Brand page; the keys page lists them for every key.
+    saved = signed_in.post("/portal/brand", content_type="multipart/form-data", data={
+        "csrf_token": page_token(signed_in, "/portal/brand"), "embed_origins": "https://portal.acme.example/\n"})
+    assert saved.status_code == 303
     response = follow(signed_in, post_form(signed_in, "/portal/keys/new", {
-        "name": "Production", "tier": "starter", "frameworks": "ISO 27001\nSOC 2, ISO 27001",
-        "webhook_url": "", "embed_origins": "https://portal.acme.example/\n"}))
+        "name": "Production", "tier": "starter", "frameworks": "ISO 27001\nSOC 2, ISO 27001", "webhook_url": ""}))
     html = text(response)
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "no-store"
@@ -258,13 +262,18 @@ def test_the_service_refuses_the_cap_even_without_the_form(app):
 
 def test_form_errors_are_shown_on_their_fields(signed_in, db):
     response = post_form(signed_in, "/portal/keys/new", {
-        "name": "", "tier": "standard", "webhook_url": "ftp://hooks.example", "embed_origins": "portal.example.com/x"})
+        "name": "", "tier": "standard", "webhook_url": "ftp://hooks.example"})
     html = text(response)
     assert "Give the key a name." in html
     assert "Webhook URL must start with http:// or https://." in html
-    assert "is not an origin" in html
     assert 'aria-invalid="true"' in html and 'aria-describedby="name-hint name-error"' in html
     assert db.session.scalar(select(ApiKey.id)) is None
+    # The embed origins, on the Brand page: the same kind of error, tied to its field, and nothing saved.
+    brand = post_form(signed_in, "/portal/brand", {"embed_origins": "portal.example.com/x"})
+    html = text(brand)
+    assert brand.status_code == 200 and "is not an origin" in html
+    assert 'aria-invalid="true"' in html and 'aria-describedby="embed_origins-hint embed_origins-error"' in html
+    assert db.session.scalar(select(Partner.embed_origins)) == []
 
 
 def test_edit_keeps_an_operator_tier_above_the_cap_but_refuses_raising_to_one(signed_in, runner, db, make_key):
@@ -272,7 +281,7 @@ def test_edit_keeps_an_operator_tier_above_the_cap_but_refuses_raising_to_one(si
     page = text(signed_in.get(f"/portal/keys/{key.id}/edit"))
     assert tier_options(page) == ["trial", "starter", "standard", "enterprise"]
     saved = post_form(signed_in, f"/portal/keys/{key.id}/edit", {
-        "name": "Operations", "tier": "enterprise", "frameworks": "", "webhook_url": "", "embed_origins": ""})
+        "name": "Operations", "tier": "enterprise", "frameworks": "", "webhook_url": ""})
     assert saved.status_code == 302
     db.session.expire_all()
     stored = db.session.get(ApiKey, key.id)
@@ -486,7 +495,7 @@ def test_portal_headers_on_every_response(client, signed_in):
         assert response.headers["X-Content-Type-Options"] == "nosniff", name
         assert response.headers["Cache-Control"] == "no-store", name
         assert not any(h.lower().startswith(("x-ratelimit", "ratelimit")) for h in response.headers.keys()), name
-    assert [r.status_code for r in responses[5:9]] == [404, 404, 400, 405]
+    assert [r.status_code for r in responses[len(PAGES):len(PAGES) + 4]] == [404, 404, 400, 405]
 
 
 def test_pages_use_the_shared_design_and_only_local_assets(signed_in):

@@ -2,8 +2,8 @@
 
 A partner's staff member signs in, creates a key and sees it once, calls the live API with it,
 revokes it and sees the API refuse it. Also: a wrong password, a POST without a CSRF token,
-signed-out redirects, signing out, copy buttons, axe-core on every page at 360 and 1200 px, and
-screenshots of every page in test-artifacts/ for a person to look at.
+signed-out redirects, signing out, copy buttons, axe-core on every page (the Brand page included) at 360 and
+1200 px, and screenshots of every page in test-artifacts/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import requests
 from sqlalchemy import select, update
 
 from app.extensions import db
-from app.models import ApiKey, UsageRecord, WebhookDelivery, utcnow
+from app.keys.service import set_brand
+from app.models import ApiKey, Partner, UsageRecord, WebhookDelivery, utcnow
 from tests.embed import embed_path, generate, submit
 from tests.factories import submission
+from tests.keys.test_brand import png_bytes
 from tests.portal import PASSWORD, make_user
 from tests.support.browser import ARTIFACTS, PageWatch, axe_violations, require_browser
 
@@ -29,7 +31,7 @@ expect = sync_api.expect
 
 EMAIL = "ann@acme.example"
 PARTNER = "Acme Security"
-PAGES = ("keys", "assessments", "usage", "webhooks")
+PAGES = ("keys", "assessments", "usage", "webhooks", "brand")
 
 
 @pytest.fixture
@@ -57,7 +59,6 @@ def create_key(page, live, name: str, tier: str = "professional", frameworks: st
     page.get_by_label("Name").fill(name)
     page.get_by_label("Tier").select_option(tier)
     page.get_by_label("Allowed frameworks").fill(frameworks)
-    page.get_by_label("Embed origins").fill("https://portal.acme.example")
     with page.expect_response(lambda r: r.url.endswith("/new-secrets") and r.request.method == "GET") as info:
         page.get_by_role("button", name="Create key").click()
     page.wait_for_load_state()
@@ -70,8 +71,8 @@ def requirements(met: int, partial: int, not_met: int) -> list[dict]:
 
 
 def seed(app, make_key) -> None:
-    """A partner with history: keys in each state, assessments in each status, viewed reports,
-    usage this month and last month, and deliveries with failed and successful attempts."""
+    """A partner with history: keys in each state, a brand with a logo and embed origins, assessments in each
+    status, viewed reports, usage this month and last month, and deliveries with failed and successful attempts."""
     production = make_key(PARTNER, name="Production", tier="professional", frameworks=["ISO 27001", "SOC 2"],
                           webhook_url="https://hooks.acme.example/compliance", embed_origins=["https://portal.acme.example"])
     staging = make_key(PARTNER, name="Staging", tier="starter")
@@ -94,6 +95,8 @@ def seed(app, make_key) -> None:
     record = submit(client, staging_auth, companyId="client_2045", displayName="Tailspin Toys")
     generate(client, staging_auth, record["id"])
     with app.app_context():
+        set_brand(db.session.get(Partner, production.key.partner_id), name=PARTNER, color="#0b1f44",
+                  logo=png_bytes())
         db.session.execute(update(ApiKey).where(ApiKey.id == old.key.id).values(revoked_at=utcnow()))
         last_month = (utcnow().replace(day=1) - timedelta(days=3))
         for n, reports in enumerate((25, 25, 18)):
@@ -199,7 +202,7 @@ def test_sign_in_create_a_key_use_it_revoke_it(browser, live, app, user):
     expect(card).to_contain_text("ISO 27001")
     expect(card.locator(".badge--test")).to_have_text("Test")  # a first key is a test key unless unticked
     expect(card.locator(".badge:not(.badge--test)")).to_have_text("Active")
-    for path in ("/portal/keys", "/portal/assessments", "/portal/usage", "/portal/webhooks"):
+    for path in ("/portal/keys", "/portal/assessments", "/portal/usage", "/portal/webhooks", "/portal/brand"):
         page.goto(live.url + path)
         html = page.content()
         assert api_key not in html and api_key[4:] not in html and secret not in html, path
@@ -334,6 +337,14 @@ def visit_every_page(page, live):
     yield "usage"
     page.goto(live.url + "/portal/webhooks")
     yield "webhooks"
+    page.get_by_role("link", name="Brand", exact=True).click()   # from the navigation, as a partner finds it
+    page.wait_for_url(live.url + "/portal/brand")
+    expect(page.get_by_alt_text("Your current logo")).to_be_visible()
+    yield "brand"
+    page.get_by_label("Accent colour").fill("blue")
+    page.get_by_role("button", name="Save").click()   # a colour that is not one: the form answers with its error
+    expect(page.locator(".field__error").first).to_be_visible()
+    yield "brand-errors"
     page.goto(live.url + "/portal/keys/999999/edit")
     yield "not-found"
     page.goto(live.url + "/portal/nope")  # a URL that matches no route: the portal's layout all the same
@@ -353,7 +364,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 12
+    assert len(seen) == 14 and {"brand", "brand-errors"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors

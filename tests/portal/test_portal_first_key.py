@@ -37,7 +37,7 @@ def text(response) -> str:
 
 def create(client, **fields):
     """POST the create form as a browser does; the answer is the redirect, not the page."""
-    data = {"name": "First", "tier": "standard", "frameworks": "", "webhook_url": "", "embed_origins": "", **fields}
+    data = {"name": "First", "tier": "standard", "frameworks": "", "webhook_url": "", **fields}
     return client.post("/portal/keys/new", data={**data, "csrf_token": page_token(client, "/portal/keys/new")})
 
 

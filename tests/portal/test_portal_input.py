@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import select
 
 from app.extensions import db
-from app.models import ApiKey, UsageRecord, WebhookDelivery
+from app.models import ApiKey, Partner, UsageRecord, WebhookDelivery
 from tests.portal import make_user, page_token, sign_in
 
 
@@ -110,8 +110,14 @@ def test_redelivering_a_pending_delivery_says_so_in_the_page(app, signed_in, mak
 # --------------------------------------------------------------------------- form fields
 
 def key_form(client, path="/portal/keys/new", **fields):
-    data = {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": "", "embed_origins": ""}
+    data = {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": ""}
     return client.post(path, data={**data, **fields, "csrf_token": page_token(client, path)})
+
+
+def brand_form(client, **fields):
+    data = {"embed_origins": "", "brand_name": "", "brand_color": "", "brand_logo": (io.BytesIO(b""), "")}
+    return client.post("/portal/brand", content_type="multipart/form-data",
+                       data={**data, **fields, "csrf_token": page_token(client, "/portal/brand")})
 
 
 @pytest.mark.parametrize("field, value, message", [
@@ -121,7 +127,6 @@ def key_form(client, path="/portal/keys/new", **fields):
     ("webhook_url", "https://hooks\x00.acme.example/", "Remove the control characters"),
     ("webhook_url", "http://[::1", "not a valid URL"),
     ("webhook_url", "https://" + "a" * 300 + ".example/", "does not resolve"),
-    ("embed_origins", "https://portal\x00.example", "Remove the control characters"),
 ])
 def test_key_form_fields_with_control_characters_or_broken_urls_are_field_errors(app, signed_in, field, value,
                                                                                 message):
@@ -130,6 +135,21 @@ def test_key_form_fields_with_control_characters_or_broken_urls_are_field_errors
     assert 'aria-invalid="true"' in text(response)
     with app.app_context():
         assert db.session.scalar(select(ApiKey.id)) is None
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("embed_origins", "https://portal\x00.example", "Remove the control characters"),
+    ("embed_origins", "https://portal.example\x1b", "Remove the control characters"),
+    ("brand_name", "Acme\x00", "control characters"),
+    ("brand_color", "#1a73e8\x00", "Accent colour must be a hex colour"),
+])
+def test_brand_form_fields_with_control_characters_are_field_errors(app, signed_in, field, value, message):
+    response = brand_form(signed_in, **{"brand_name": "Acme", **{field: value}})
+    assert response.status_code == 200 and message in text(response), text(response)[:2000]
+    assert 'aria-invalid="true"' in text(response)
+    with app.app_context():
+        partner = db.session.scalar(select(Partner))
+        assert (partner.brand_name, partner.brand_color, partner.embed_origins) == (None, None, [])
 
 
 def test_the_edit_form_refuses_the_same(app, signed_in, make_key):
@@ -159,6 +179,27 @@ def test_an_uploaded_file_is_never_a_form_field(app, signed_in):
     assert response.status_code == 200 and "Give the key a name." in text(response)
     with app.app_context():
         assert db.session.scalar(select(ApiKey.id)) is None
+
+
+def test_an_uploaded_file_is_never_a_brand_form_field(app, signed_in):
+    response = brand_form(signed_in, brand_name=(io.BytesIO(b"Evil Corp"), "name.txt"),
+                          embed_origins=(io.BytesIO(b"https://evil.example"), "origins.txt"))
+    assert response.status_code == 303   # saved as sent: the files are not its text fields
+    with app.app_context():
+        partner = db.session.scalar(select(Partner))
+        assert (partner.brand_name, partner.embed_origins) == (None, [])
+
+
+@pytest.mark.parametrize("body", [{"brand_name": 5}, {"embed_origins": ["https://portal.example"]},
+                                  {"brand_color": None}, {"white_label": True}])
+def test_a_json_brand_form_with_non_text_fields_is_a_400(app, signed_in, body):
+    token = page_token(signed_in, "/portal/brand")
+    response = signed_in.post("/portal/brand", json=body, headers={"X-CSRFToken": token})
+    assert response.status_code == 400
+    with app.app_context():
+        partner = db.session.scalar(select(Partner))
+        assert (partner.brand_name, partner.brand_color, partner.white_label, partner.embed_origins) == (
+            None, None, False, [])
 
 
 @pytest.mark.parametrize("body", [{"name": 5, "tier": "standard"}, {"name": "Production", "tier": ["standard"]},

@@ -5,7 +5,6 @@ and whether the client pages name the sales methodology, sees a field error for 
 from __future__ import annotations
 
 import html as html_module
-import io
 import re
 
 import pytest
@@ -36,8 +35,7 @@ def key_id(make_key) -> int:
 
 
 def form_fields(**fields) -> dict:
-    return {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": "", "embed_origins": "",
-            "brand_name": "", "brand_color": "", "brand_logo": (io.BytesIO(b""), ""), "day_rate": "",
+    return {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": "", "day_rate": "",
             "currency": "", **fields}
 
 

@@ -32,8 +32,8 @@ def post_form(client, path: str, data: dict | None = None, token_from: str | Non
 
 
 def key_fields(**fields) -> dict:
-    return {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": "", "embed_origins": "",
-            "brand_name": "", "brand_color": "", "day_rate": "", "currency": "", **fields}
+    return {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": "", "day_rate": "",
+            "currency": "", **fields}
 
 
 def stored(app, key_id: int) -> tuple[bool, str | None]:
