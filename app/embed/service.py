@@ -267,8 +267,8 @@ _A, _K, _R, _P, _B = (Assessment.__table__, ApiKey.__table__, Report.__table__, 
 # (`updated_at` moves with any change to them), the partner's brand, whether the key shows the methodology, and
 # for a report page its report. Read in the same query as the stored page, after the columns the request itself
 # needs (the partner's embed origins, the key's signing rules: app/embed/signing.py).
-_STORED = (_B.c.embed_origins, _K.c.require_signed_embeds, _K.c.embed_secret_encrypted, _P.c.fingerprint,
-           _P.c.html, _P.c.report_id, _P.c.style_hashes)
+_STORED = (_B.c.embed_origins, _K.c.require_signed_embeds, _K.c.embed_secret_encrypted, _A.c.partner_id,
+           _P.c.fingerprint, _P.c.html, _P.c.report_id, _P.c.style_hashes)
 _RENDERED_FROM = (_A.c.id, _A.c.status, _A.c.updated_at, _A.c.generated_at, _A.c.framework, _A.c.industry,
                   _A.c.display_name, _A.c.methodology, _A.c.compliance_score, _A.c.count_met,
                   _A.c.count_partially_met, _A.c.count_not_met, _A.c.livemode, _B.c.brand_name, _B.c.brand_color,
@@ -313,6 +313,7 @@ class PageLookup:
     stored: StoredPage | None
     require_signed_embeds: bool = False   # the creating key's signing rules, checked before anything is served
     embed_secret_encrypted: str | None = None
+    partner_id: int | None = None         # whose assessment: its own users' looks are not counted as views
 
 
 def page_lookup(kind: str, token: str, persona: str = "") -> PageLookup | None:
@@ -323,7 +324,8 @@ def page_lookup(kind: str, token: str, persona: str = "") -> PageLookup | None:
     row = db.session.execute(_PAGE_QUERIES[kind], {"token": token, "persona": persona}).first()
     if row is None:
         return None
-    origins, require_signed, secret_encrypted, stored_fingerprint, html, report_id, style_hashes = row[:len(_STORED)]
+    (origins, require_signed, secret_encrypted, partner_id, stored_fingerprint, html, report_id,
+     style_hashes) = row[:len(_STORED)]
     rendered_from = row[len(_STORED):]
     assessment_id, status = rendered_from[:2]
     if kind == REPORT_PAGE:
@@ -333,7 +335,7 @@ def page_lookup(kind: str, token: str, persona: str = "") -> PageLookup | None:
     fingerprint = hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
     stored = StoredPage(html, report_id, tuple(style_hashes.split())) if stored_fingerprint == fingerprint else None
     return PageLookup(assessment_id, persona, status, _ancestors(origins), fingerprint, stored,
-                      bool(require_signed), secret_encrypted)
+                      bool(require_signed), secret_encrypted, partner_id)
 
 
 def store_page(lookup: PageLookup, kind: str, report_id: int, html: str, style_hashes: list[str]) -> None:

@@ -8,7 +8,7 @@ from flask import Blueprint, Response, abort, current_app, g, render_template, r
 
 from .. import csp
 from ..errors import html_error
-from . import pdf, service, signing
+from . import pdf, previews, service, signing
 
 bp = Blueprint("embed", __name__, url_prefix="/embed", static_folder="static", static_url_path="/static")
 
@@ -50,8 +50,9 @@ def _report_or_404(token: str):
     return report
 
 
-def _count_view(report_id: int) -> None:
-    if request.method == "GET":  # a HEAD request shows nobody the report
+def _count_view(report_id: int, partner_id: int | None) -> None:
+    """A client's view; not a HEAD (it shows nobody the report), nor a look by the partner's own signed-in user."""
+    if request.method == "GET" and not previews.previewing(partner_id):
         current_app.extensions["view_counter"].add(report_id)
 
 
@@ -80,11 +81,11 @@ def _served(kind: str, token: str, persona: str, render) -> Response:
     signed = _signature(token, lookup.require_signed_embeds, lookup.embed_secret_encrypted)
     etag = signed.etag(lookup.fingerprint) if signed else lookup.fingerprint
     if lookup.stored is not None:
-        _count_view(lookup.stored.report_id)
+        _count_view(lookup.stored.report_id, lookup.partner_id)
         return _page(signing.sign_links(lookup.stored.html, signed, token), etag, list(lookup.stored.style_hashes))
     html, report = render()
     if report is not None:
-        _count_view(report.id)
+        _count_view(report.id, lookup.partner_id)
     if report is None or lookup.status == "generating":
         return _page(signing.sign_links(html, signed, token))
     style_hashes = csp.style_hashes(html)

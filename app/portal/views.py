@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, url_for
 
+from ..embed import previews
 from ..embed.urls import public_base_url
 from ..errors import ApiError
 from ..extensions import db
 from ..keys.brand import BrandError
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
-from . import listings, partner_brand, partner_keys, reveal, usage
+from . import assessment_page, listings, partner_brand, partner_keys, reveal, usage
 from .accounts import authenticate, tiers_up_to
 from .auth import current_user, safe_next, sign_in, sign_out
 from .forms import BrandForm, KeyForm, LoginForm
@@ -89,7 +90,9 @@ def logout():
     sign_out()
     db.session.commit()
     flash("You are signed out.")
-    return redirect(url_for("portal.login"))
+    response = redirect(url_for("portal.login"))
+    previews.unmark(response)
+    return response
 
 
 @bp.get("/keys")
@@ -230,6 +233,16 @@ def assessments():
     page = listings.assessments_page(partner.id, status, framework, _page_number())
     return render_template("portal/assessments.html", page=page, frameworks=frameworks, status=status,
                            framework=framework, statuses=listings.ASSESSMENT_STATUSES)
+
+
+@bp.get("/assessments/<assessment_id>")
+def assessment(assessment_id: str):
+    """One assessment: what was submitted and by which key, its reports and PDFs, deliveries and charge."""
+    number = assessment_page.parse_assessment_id(assessment_id)
+    detail = assessment_page.assessment_detail(_partner().id, number) if number is not None else None
+    if detail is None:
+        abort(404)
+    return render_template("portal/assessment.html", detail=detail, record=detail.assessment)
 
 
 @bp.get("/usage")

@@ -9,6 +9,7 @@ from flask_limiter import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 
 from ..csp import style_hashes
+from ..embed import previews
 from ..embed.service import asset_version
 from ..embed.views import embed_asset
 from ..errors import client_error
@@ -91,6 +92,9 @@ def portal_headers(response: Response) -> Response:
         response.headers["Cache-Control"] = f"public, max-age={ONE_YEAR}, immutable" if fresh else "no-cache"
     else:
         response.headers["Cache-Control"] = "no-store"
+        user = current_user() if request.endpoint != "portal.logout" else None
+        if user is not None:   # the partner's own looks at its reports are not counted as views (embed/previews.py)
+            previews.mark(response, user.partner_id)
     return response
 
 

@@ -333,6 +333,9 @@ def visit_every_page(page, live):
     yield "key-revoke"
     page.goto(live.url + "/portal/assessments")
     yield "assessments"
+    page.locator("a.table__main").first.click()   # an assessment's own page, from the list
+    expect(page.get_by_role("heading", name="Webhook deliveries")).to_be_visible()
+    yield "assessment"
     page.goto(live.url + "/portal/usage")
     yield "usage"
     page.goto(live.url + "/portal/webhooks")
@@ -364,7 +367,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 14 and {"brand", "brand-errors"} <= set(seen)
+    assert len(seen) == 15 and {"brand", "brand-errors", "assessment"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors
