@@ -310,8 +310,10 @@ PARTNER_UPDATE_INVALID = {
 }
 DELIVERY = {
     "id": DELIVERY_ID, "event": "assessment.reports.completed", "assessmentId": ASSESSMENT_ID, "status": "succeeded",
-    "attempts": [{"at": "2026-03-02T09:15:41.301266Z", "statusCode": 503, "error": "HTTP 503", "durationMs": 412},
-                 {"at": "2026-03-02T09:15:42.733509Z", "statusCode": 200, "error": None, "durationMs": 87}],
+    "attempts": [{"at": "2026-03-02T09:15:41.301266Z", "statusCode": 503, "error": "HTTP 503", "durationMs": 412,
+                  "responseBody": "upstream connect error"},
+                 {"at": "2026-03-02T09:15:42.733509Z", "statusCode": 200, "error": None, "durationMs": 87,
+                  "responseBody": "{\"received\": true}"}],
     "createdAt": "2026-03-02T09:15:41.240318Z", "nextAttemptAt": None,
 }
 DELIVERY_REDELIVERED = {**DELIVERY, "status": "pending", "nextAttemptAt": "2026-03-05T11:20:03.118201Z"}

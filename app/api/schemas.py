@@ -352,6 +352,9 @@ class AttemptSchema(Schema):
     statusCode = fields.Integer(allow_none=True)
     error = fields.String(allow_none=True)
     durationMs = fields.Integer()
+    responseBody = fields.String(allow_none=True, metadata={
+        "description": "The first 2 KB of the receiver's answer, as text; null when no answer came (or for attempts"
+                       " made before this field existed)."})
 
 
 class DeliverySchema(Schema):

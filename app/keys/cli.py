@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 
 from ..extensions import db
 from ..models import ApiKey
+from ..webhooks.urls import unresolved_warning
 from .brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from .crypto import reencrypt_secret
 from .service import (
@@ -179,6 +180,12 @@ SIGNED_EMBEDS = click.option(
          " off by default: the tokens alone open them.")
 
 
+def _warn_unresolved(url: str | None) -> None:
+    warning = unresolved_warning(url)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
+
+
 @keys_cli.command("create")
 @click.option("--partner", required=True, help="Partner name; created if new.")
 @click.option("--name", default=None, help="A label for this key.")
@@ -209,6 +216,7 @@ def create_key(partner, name, tier, rate_limit, frameworks, webhook_url, day_rat
         db.session.rollback()
         raise click.ClickException(str(exc)) from None
     db.session.commit()
+    _warn_unresolved(issued.key.webhook_url)
     if as_json:
         click.echo(json.dumps(_created_json(issued)))
         return
@@ -277,6 +285,8 @@ def update_key(key_id, name, tier, rate_limit, frameworks, all_frameworks, webho
     db.session.commit()
     settings = key_settings(key)
     click.echo(json.dumps(settings) if as_json else f"Updated key {key.id}: {settings}")
+    if webhook_url:
+        _warn_unresolved(key.webhook_url)
 
 
 @keys_cli.command("revoke")

@@ -95,10 +95,12 @@ def normalize_origin(origin: str) -> str:
 def _validate_webhook_url(url: str | None) -> str | None:
     if url is None or url.strip() == "":
         return None
-    from ..webhooks.urls import WebhookUrlError, validate_webhook_url
+    from ..webhooks.urls import WebhookHostUnresolved, WebhookUrlError, validate_webhook_url
 
     try:
         return validate_webhook_url(url.strip())
+    except WebhookHostUnresolved:   # saved all the same: a partner sets the receiver up after the key (see
+        return url.strip()          # webhooks.urls.unresolved_warning); every attempt resolves and checks it again
     except WebhookUrlError as exc:
         raise KeyInputError(str(exc)) from None
 

@@ -23,7 +23,7 @@ from wtforms.validators import DataRequired, Length, Optional, ValidationError
 
 from ..keys.brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from ..keys.service import CURRENCIES, KeyInputError, normalize_currency, normalize_day_rate, normalize_origin
-from ..webhooks.urls import WebhookUrlError, validate_webhook_url
+from ..webhooks.urls import WebhookHostUnresolved, WebhookUrlError, validate_webhook_url
 from .partner_brand import BrandChanges
 from .partner_keys import KeyChanges
 from .submission import SUBMIT_METHODS, submission
@@ -133,6 +133,8 @@ class KeyForm(PortalForm):
         if field.data and field.data.strip():
             try:
                 validate_webhook_url(field.data.strip())
+            except WebhookHostUnresolved:   # saved with a warning (views.py): the receiver may come later
+                pass
             except WebhookUrlError as error:
                 # The operator's hint (WEBHOOK_ALLOW_PRIVATE_NETWORKS) after the semicolon is not for partners.
                 message = str(error).split(";", 1)[0]

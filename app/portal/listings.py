@@ -103,6 +103,14 @@ def deliveries_page(partner_id: int, status: str | None, cursor: str | None
     return items, next_cursor, keys
 
 
+def delivery(partner_id: int, delivery_id: str) -> WebhookDelivery | None:
+    """The partner's delivery with this id (with its key); None for another partner's or none at all."""
+    if len(delivery_id) > 40:   # the column's size
+        return None
+    return db.session.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
+                                                           WebhookDelivery.partner_id == partner_id))
+
+
 def failed_deliveries(partner_id: int) -> tuple[int, list[WebhookDelivery]]:
     """How many of the partner's deliveries failed for good, and the newest of them (a page)."""
     failed = WebhookDelivery.partner_id == partner_id, WebhookDelivery.status == "failed"

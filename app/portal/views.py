@@ -11,6 +11,7 @@ from ..extensions import db
 from ..keys.brand import BrandError
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
+from ..webhooks.urls import unresolved_warning
 from . import assessment_page, listings, partner_brand, partner_keys, reveal, usage
 from .accounts import authenticate, tiers_up_to
 from .auth import current_user, safe_next, sign_in, sign_out
@@ -107,6 +108,12 @@ def _key_form(partner: Partner, current_tier: str | None = None, **data) -> KeyF
     return form
 
 
+def _warn_unresolved(key: ApiKey) -> None:
+    warning = unresolved_warning(key.webhook_url)
+    if warning:
+        flash(warning)
+
+
 @bp.route("/keys/new", methods=["GET", "POST"])
 def new_key():
     partner = _partner()
@@ -120,6 +127,7 @@ def new_key():
         except KeyInputError as error:
             form.form_errors.append(_sentence(error))
         else:
+            _warn_unresolved(issued.key)
             return _show_once(issued.key, api_key=issued.api_key, webhook_secret=issued.webhook_secret,
                               embed_secret=issued.embed_secret)
     return render_template("portal/key_form.html", form=form, partner=partner, key=None)
@@ -143,6 +151,7 @@ def edit_key(key_id: str):
             form.form_errors.append(_sentence(error))
         else:
             flash(f"Saved the settings of {key.name or key.masked}.")
+            _warn_unresolved(key)
             return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"))
     return render_template("portal/key_form.html", form=form, partner=partner, key=key)
 
@@ -272,6 +281,15 @@ def webhooks():
                            failed_count=failed_count, failed=failed)
 
 
+@bp.get("/webhooks/<delivery_id>")
+def delivery(delivery_id: str):
+    """One delivery: the payload as sent, each attempt with its answer, and Redeliver."""
+    found = listings.delivery(_partner().id, delivery_id)
+    if found is None:
+        abort(404)
+    return render_template("portal/delivery.html", delivery=found, key=db.session.get(ApiKey, found.api_key_id))
+
+
 @bp.post("/webhooks/redeliver-failed")
 def redeliver_failed():
     """Every failed delivery gets another round (after the partner's receiver was down)."""
@@ -289,12 +307,12 @@ def redeliver(delivery_id: str):
     except listings.RedeliveryPending:
         flash(f"Delivery {delivery_id} still has a round of attempts queued or in progress; "
               "redeliver it once it has succeeded or failed.")
-        return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery_id}"))
+        return redirect(url_for("portal.delivery", delivery_id=delivery_id))
     except listings.NoWebhookUrl:
         flash(f"Delivery {delivery_id} cannot be redelivered: its key has no webhook URL any more. Set one on the"
               " key, then redeliver.")
-        return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery_id}"))
+        return redirect(url_for("portal.delivery", delivery_id=delivery_id))
     if delivery is None:
         abort(404)
-    flash(f"Delivery {delivery.id} is queued for another round of attempts.")
-    return redirect(url_for("portal.webhooks", _anchor=f"delivery-{delivery.id}"))
+    flash(f"Delivery {delivery.id} is queued for another round of attempts; reload this page to see them.")
+    return redirect(url_for("portal.delivery", delivery_id=delivery.id), 303)

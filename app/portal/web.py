@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 from flask import Flask, Response, current_app, render_template, request, url_for
@@ -47,6 +48,16 @@ def format_time(value: datetime | str | None, seconds: bool = False) -> tuple[st
     value = datetime.fromisoformat(iso)
     clock = "%H:%M:%S" if seconds else "%H:%M"
     return f"{value.day} {value:%b %Y}, {value:{clock}} UTC", iso
+
+
+@bp.app_template_filter("pretty_json")
+def pretty_json(body: bytes | str) -> str:
+    """A stored webhook body as readable JSON (indented, keys as sent); text as it is when it is not JSON."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
 
 
 @bp.context_processor

@@ -74,14 +74,15 @@ def _error_text(exc: requests.RequestException) -> str:
 def send_once(outgoing: Outgoing, timeout: float) -> tuple[dict, bool]:
     """One HTTP attempt; returns its log entry and whether it is worth retrying."""
     started = time.perf_counter()
-    entry = {"at": iso_utc(utcnow()), "url": outgoing.url, "statusCode": None, "error": None, "durationMs": 0}
+    entry = {"at": iso_utc(utcnow()), "url": outgoing.url, "statusCode": None, "error": None, "durationMs": 0,
+             "responseBody": None}
     retryable = True
     try:
         target = resolve_webhook_url(outgoing.url)  # again at every attempt: DNS may have changed
         headers = delivery_headers(outgoing.id, outgoing.event, outgoing.event_at, outgoing.body,
                                    outgoing.secrets, int(time.time()))
-        status = post(target, outgoing.body, headers, timeout)
-        entry["statusCode"] = status
+        status, answer = post(target, outgoing.body, headers, timeout)
+        entry["statusCode"], entry["responseBody"] = status, answer.decode("utf-8", "replace")
         if not 200 <= status < 300:
             entry["error"] = f"HTTP {status}"
     except WebhookHostUnresolved as exc:

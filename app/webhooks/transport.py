@@ -116,8 +116,12 @@ def _could_not_connect(exc: requests.ConnectionError) -> bool:
     return isinstance(reason, NewConnectionError) and not isinstance(exc, requests.Timeout)
 
 
-def post(target: WebhookTarget, body: bytes, headers: dict[str, str], timeout: float) -> int:
-    """POST `body` to the target over its checked addresses; return the HTTP status code.
+RESPONSE_BODY_BYTES = 2048   # of a receiver's answer, kept with the attempt for the partner to read
+
+
+def post(target: WebhookTarget, body: bytes, headers: dict[str, str], timeout: float) -> tuple[int, bytes]:
+    """POST `body` to the target over its checked addresses; return the HTTP status code and the first
+    RESPONSE_BODY_BYTES of the answer's body (empty when it sends none in time).
 
     The whole attempt (connecting, sending, and reading the status line and headers) has `timeout` seconds,
     however slowly the receiver answers; past it, requests.Timeout. The addresses are tried in resolver order,
@@ -132,15 +136,29 @@ def post(target: WebhookTarget, body: bytes, headers: dict[str, str], timeout: f
                 session.mount("http://", adapter)
                 session.mount("https://", adapter)
                 try:
-                    # stream=True: only the status matters, and a huge body must not be read into memory.
+                    # stream=True: a huge body is never read into memory, only its first bytes.
                     with session.post(target.url, data=body, headers=headers, timeout=timeout,
                                       allow_redirects=False, stream=True, verify=_ca_bundle()) as response:
                         if deadline.expired:
                             raise requests.Timeout(f"no answer within {timeout:g} s")
-                        return response.status_code
+                        return response.status_code, _first_bytes(response, deadline)
                 except requests.RequestException as exc:
                     if deadline.expired:
                         raise requests.Timeout(f"no answer within {timeout:g} s") from exc
                     if not isinstance(exc, requests.ConnectionError) or index == last or not _could_not_connect(exc):
                         raise
     raise AssertionError("unreachable: a target has at least one address")
+
+
+def _first_bytes(response: requests.Response, deadline: Deadline) -> bytes:
+    """Up to RESPONSE_BODY_BYTES of the body, as far as it arrives before the attempt's deadline; the status is
+    the answer, so a body that stalls or breaks off is kept as far as it came, never an error."""
+    received = b""
+    try:
+        for chunk in response.iter_content(chunk_size=512):
+            received += chunk
+            if len(received) >= RESPONSE_BODY_BYTES or deadline.expired:
+                break
+    except (requests.RequestException, OSError):
+        pass
+    return received[:RESPONSE_BODY_BYTES]

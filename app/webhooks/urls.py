@@ -80,6 +80,10 @@ def _parse(url: str) -> tuple[str, int]:
         raise WebhookUrlError("webhook URL must name a host")
     if parts.username or parts.password:
         raise WebhookUrlError("webhook URL must not carry credentials")
+    try:   # a name no DNS could ever answer (a label over 63 characters, say) is an error, not "not yet"
+        parts.hostname.encode("idna")
+    except UnicodeError:
+        raise WebhookUrlError(f"webhook host {parts.hostname[:80]!r} is not a valid host name") from None
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
@@ -114,3 +118,19 @@ def validate_webhook_url(url: str, *, resolve: bool = True) -> str:
     if resolve and not current_app.config.get("WEBHOOK_ALLOW_PRIVATE_NETWORKS"):
         resolve_webhook_url(url)
     return url
+
+
+def unresolved_warning(url: str | None) -> str | None:
+    """A sentence for the partner when a saved webhook URL's host does not resolve yet (a receiver set up after the
+    key): it is kept, and each delivery attempt resolves it again. None when it resolves (or is not checked)."""
+    if not url or current_app.config.get("WEBHOOK_ALLOW_PRIVATE_NETWORKS"):
+        return None
+    try:
+        resolve_webhook_url(url)
+    except WebhookHostUnresolved:
+        host = urlsplit(url).hostname
+        return (f"The webhook host {host} does not resolve yet. The URL is saved; deliveries are attempted when a"
+                f" run ends and retried, so set up its DNS record soon, or the deliveries will fail.")
+    except WebhookUrlError:
+        return None
+    return None

@@ -340,6 +340,9 @@ def visit_every_page(page, live):
     yield "usage"
     page.goto(live.url + "/portal/webhooks")
     yield "webhooks"
+    page.get_by_role("link", name="Payload and answers").first.click()   # a delivery's own page
+    expect(page.get_by_role("heading", name="Payload as sent")).to_be_visible()
+    yield "delivery"
     page.get_by_role("link", name="Brand", exact=True).click()   # from the navigation, as a partner finds it
     page.wait_for_url(live.url + "/portal/brand")
     expect(page.get_by_alt_text("Your current logo")).to_be_visible()
@@ -367,7 +370,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 15 and {"brand", "brand-errors", "assessment"} <= set(seen)
+    assert len(seen) == 16 and {"brand", "brand-errors", "assessment", "delivery"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors
