@@ -11,6 +11,7 @@ from ..extensions import db
 from ..keys.brand import BrandError
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
+from ..webhooks import ping
 from ..webhooks.urls import unresolved_warning
 from . import assessment_page, listings, partner_brand, partner_keys, reveal, usage
 from .accounts import authenticate, tiers_up_to
@@ -173,6 +174,22 @@ def brand():
             return redirect(url_for("portal.brand"), 303)
     return render_template("portal/brand.html", form=form, partner=partner,
                            logo=partner_brand.current_logo(partner))
+
+
+@bp.post("/keys/<key_id>/send-test-event")
+def send_test_event(key_id: str):
+    """Send a signed `webhook.test` event to the key's webhook URL now, and say what the receiver answered."""
+    key = _key_or_404(key_id)
+    if key.revoked_at is not None or not key.webhook_url:
+        flash(f"{key.name or key.masked} has no webhook URL to send a test event to.")
+        return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"), 303)
+    attempt = ping.send_test_event(key)
+    outcome = f"HTTP {attempt['statusCode']}" if attempt["statusCode"] else attempt["error"]
+    verdict = "received it" if attempt["error"] is None else "did not accept it"
+    answer = (attempt.get("responseBody") or "").strip()
+    flash(f"Test event sent to {key.webhook_url}: {outcome} in {attempt['durationMs']:,} ms; your receiver {verdict}."
+          + (f" It answered: {answer[:300]}" if answer else ""))
+    return redirect(url_for("portal.keys", _anchor=f"key-{key.id}"), 303)
 
 
 @bp.route("/keys/<key_id>/revoke", methods=["GET", "POST"])
