@@ -114,6 +114,16 @@ def set_password(user: User, password: str) -> None:
     sessions.end_all(user.id)
 
 
+def change_password(user: User, current: str, new: str) -> None:
+    """The signed-in user's own change: the current password first; then every session of the user ends (the
+    caller signs this browser in again) and the caller commits."""
+    if not current or len(current) > MAX_PASSWORD_LENGTH or not _verify(user.password_hash, current):
+        raise AccountError("your current password is not the one you typed")
+    if new == current:
+        raise AccountError("the new password must differ from the current one")
+    set_password(user, new)
+
+
 def disable_user(user: User) -> None:
     """Refuse sign-in from now on; open sessions end at once, and stay ended if the user is enabled again."""
     if user.disabled_at is None:

@@ -19,11 +19,12 @@ from wtforms import (
     URLField,
 )
 from wtforms.fields.choices import SelectChoice
-from wtforms.validators import DataRequired, Length, Optional, ValidationError
+from wtforms.validators import DataRequired, EqualTo, Length, Optional, ValidationError
 
 from ..keys.brand import MAX_LOGO_BYTES, BrandError, normalize_color, normalize_name, validate_logo
 from ..keys.service import CURRENCIES, KeyInputError, normalize_currency, normalize_day_rate, normalize_origin
 from ..webhooks.urls import WebhookHostUnresolved, WebhookUrlError, validate_webhook_url
+from .accounts import MIN_PASSWORD_LENGTH
 from .partner_brand import BrandChanges
 from .partner_keys import KeyChanges
 from .submission import SUBMIT_METHODS, submission
@@ -77,6 +78,19 @@ class LoginForm(PortalForm):
     email = EmailField("Email", validators=[DataRequired("Enter your email address."), Length(max=254),
                                             no_control_characters])
     password = PasswordField("Password", validators=[DataRequired("Enter your password."), Length(max=1024)])
+
+
+class PasswordForm(PortalForm):
+    """The signed-in user's own password change."""
+
+    current_password = PasswordField("Current password", validators=[DataRequired("Enter your current password."),
+                                                                     Length(max=1024)])
+    new_password = PasswordField("New password", validators=[
+        DataRequired("Choose a new password."),
+        Length(min=MIN_PASSWORD_LENGTH, max=1024, message=f"Use {MIN_PASSWORD_LENGTH} to 1,024 characters.")],
+        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few unrelated words make a strong one.")
+    confirm_password = PasswordField("New password again", validators=[
+        DataRequired("Type the new password again."), EqualTo("new_password", "The two new passwords differ.")])
 
 
 class KeyForm(PortalForm):

@@ -14,9 +14,9 @@ from ..models import ApiKey, Partner
 from ..webhooks import ping
 from ..webhooks.urls import unresolved_warning
 from . import assessment_page, listings, partner_brand, partner_keys, reveal, usage
-from .accounts import authenticate, tiers_up_to
+from .accounts import AccountError, authenticate, change_password, tiers_up_to
 from .auth import current_user, safe_next, sign_in, sign_out
-from .forms import BrandForm, KeyForm, LoginForm
+from .forms import BrandForm, KeyForm, LoginForm, PasswordForm
 
 bp = Blueprint("portal", __name__, url_prefix="/portal", static_folder="static", static_url_path="/static")
 
@@ -95,6 +95,26 @@ def logout():
     response = redirect(url_for("portal.login"))
     previews.unmark(response)
     return response
+
+
+@bp.route("/account", methods=["GET", "POST"])
+def account():
+    """The signed-in user: who they are, and a password change (which signs out their other sessions)."""
+    user = current_user()
+    form = PasswordForm()
+    if form.validate_on_submit():
+        try:
+            change_password(user, form.current_password.data, form.new_password.data)
+        except AccountError as error:
+            db.session.rollback()
+            field = form.current_password if "current" in str(error) else form.new_password
+            field.errors = [*field.errors, _sentence(error)]
+        else:
+            sign_in(user)   # this browser stays signed in; every other session of the user has ended
+            db.session.commit()
+            flash("Your password is changed. Every other browser signed in as you is signed out.")
+            return redirect(url_for("portal.account"), 303)
+    return render_template("portal/account.html", form=form, user=user)
 
 
 @bp.get("/keys")

@@ -17,7 +17,7 @@ from tests.embed import embed_path, generate, submit
 from tests.portal import PASSWORD, csrf_token, follow, make_user, page_token, sign_in
 
 PAGES = ("/portal/keys", "/portal/keys/new", "/portal/assessments", "/portal/usage", "/portal/webhooks",
-         "/portal/brand")
+         "/portal/brand", "/portal/account")
 CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
 

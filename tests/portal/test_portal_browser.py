@@ -351,6 +351,9 @@ def visit_every_page(page, live):
     page.get_by_role("button", name="Save").click()   # a colour that is not one: the form answers with its error
     expect(page.locator(".field__error").first).to_be_visible()
     yield "brand-errors"
+    page.locator("a.account__who").click()   # the account, from the bar (on a phone: "Account")
+    page.wait_for_url(live.url + "/portal/account")
+    yield "account"
     page.goto(live.url + "/portal/keys/999999/edit")
     yield "not-found"
     page.goto(live.url + "/portal/nope")  # a URL that matches no route: the portal's layout all the same
@@ -370,7 +373,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 16 and {"brand", "brand-errors", "assessment", "delivery"} <= set(seen)
+    assert len(seen) == 17 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors

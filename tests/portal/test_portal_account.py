@@ -1,0 +1,66 @@
+"""A signed-in partner user's own account page: who they are, and a password change that needs the current
+password, signs out every other browser of the user and keeps this one signed in."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from tests.portal import PASSWORD, make_user, page_token, sign_in
+
+NEW = "a much longer passphrase for acme"
+
+
+@pytest.fixture
+def signed_in(app, client):
+    make_user(app)
+    assert sign_in(client).status_code == 302
+    return client
+
+
+def words(response) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
+
+
+def change(client, current=PASSWORD, new=NEW, again=None):
+    return client.post("/portal/account", data={"current_password": current, "new_password": new,
+                                                "confirm_password": new if again is None else again,
+                                                "csrf_token": page_token(client, "/portal/account")})
+
+
+def test_the_account_is_linked_from_every_page_and_says_who_you_are(signed_in):
+    assert 'href="/portal/account"' in signed_in.get("/portal/keys").get_data(as_text=True)
+    shown = words(signed_in.get("/portal/account"))
+    assert "ann@acme.example" in shown and "Acme Security" in shown and "Change your password" in shown
+
+
+def test_a_password_change_signs_out_other_browsers_and_keeps_this_one(app, signed_in):
+    other = app.test_client()
+    assert sign_in(other).status_code == 302 and other.get("/portal/keys").status_code == 200
+    response = change(signed_in)
+    assert response.status_code == 303 and response.headers["Location"] == "/portal/account"
+    assert "Your password is changed." in words(signed_in.get("/portal/account"))
+    assert signed_in.get("/portal/keys").status_code == 200                        # this browser: still in
+    assert other.get("/portal/keys").headers["Location"].startswith("/portal/login")  # the other: signed out
+    fresh = app.test_client()
+    assert sign_in(fresh).status_code == 200                                        # the old password: refused
+    assert sign_in(fresh, password=NEW).status_code == 302
+
+
+@pytest.mark.parametrize(("current", "new", "again", "message"), [
+    ("not my password at all", NEW, None, "Your current password is not the one you typed."),
+    (PASSWORD, "short", None, "Use 12 to 1,024 characters."),
+    (PASSWORD, NEW, NEW + "x", "The two new passwords differ."),
+    (PASSWORD, PASSWORD, None, "The new password must differ from the current one."),
+])
+def test_a_refused_change_says_why_on_its_field_and_changes_nothing(app, signed_in, current, new, again, message):
+    response = change(signed_in, current, new, again)
+    assert response.status_code == 200 and message in words(response)
+    assert 'aria-invalid="true"' in response.get_data(as_text=True)
+    assert sign_in(app.test_client()).status_code == 302                            # the password is as it was
+
+
+def test_signed_out_the_account_page_sends_you_to_sign_in(client):
+    assert client.get("/portal/account").headers["Location"].startswith("/portal/login")
