@@ -18,7 +18,7 @@ from ..models import iso_utc
 from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
 from .accounts import AccountError, normalize_email
 from .auth import current_user, signed_in_now
-from .forms import LoginForm
+from .forms import LoginForm, PasswordForm
 from .submission import submitted_field
 from .views import bp
 
@@ -156,6 +156,12 @@ def too_many_sign_ins(_error):
     """The sign-in form again, with how long to wait."""
     wait = retry_after_seconds()
     minutes = max(1, -(-wait // 60))
+    if request.endpoint == "portal.account":
+        form = PasswordForm(formdata=None)
+        form.form_errors.append(f"Too many wrong current passwords. Try again in {minutes} minute"
+                                f"{'s' if minutes != 1 else ''}.")
+        html = render_template("portal/account.html", form=form, user=current_user())
+        return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
     # Not LoginForm(): that would read the body again, and a body it refuses would raise in here (a 500).
     form = LoginForm(formdata=None, data={"email": submitted_field("email") or ""})
     html = render_template("portal/login.html", form=form, failed=False, wait_minutes=minutes)
@@ -184,6 +190,16 @@ def _failed_sign_in(response: Response) -> bool:
     return not (signed_in_now() and response.status_code < 400)
 
 
+def _user_key() -> str:
+    user = current_user()
+    return f"portal-password-change:{user.id if user else '-'}"
+
+
+def _failed_change(response: Response) -> bool:
+    """A password change that did not redirect (the form again, with an error) counts toward the throttle."""
+    return response.status_code != 303
+
+
 def limit_sign_in(app: Flask) -> None:
     """Throttle failed sign-in POSTs per client address and per submitted email, on the guard limiter.
 
@@ -199,3 +215,8 @@ def limit_sign_in(app: Flask) -> None:
     view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ADDRESS"], key_func=_address_key,
                          methods=["POST"], scope="portal-login-address", deduct_when=_failed_sign_in)(view)
     app.view_functions["portal.login"] = view
+    # The password change checks the current password: the same per-account budget, counted per user.
+    account = app.view_functions["portal.account"]
+    app.view_functions["portal.account"] = limiter.limit(
+        lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ACCOUNT"], key_func=_user_key, methods=["POST"],
+        scope="portal-password-change", deduct_when=_failed_change)(account)

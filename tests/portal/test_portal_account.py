@@ -64,3 +64,16 @@ def test_a_refused_change_says_why_on_its_field_and_changes_nothing(app, signed_
 
 def test_signed_out_the_account_page_sends_you_to_sign_in(client):
     assert client.get("/portal/account").headers["Location"].startswith("/portal/login")
+
+
+def test_guessing_the_current_password_is_throttled_like_sign_in(app_factory):
+    app = app_factory(PORTAL_LOGIN_LIMIT_PER_ACCOUNT="3/minute", PORTAL_LOGIN_LIMIT_PER_ADDRESS="100/minute")
+    make_user(app)
+    client = app.test_client()
+    assert sign_in(client).status_code == 302
+    for _ in range(3):
+        assert change(client, current="a wrong guess of it").status_code == 200
+    blocked = change(client)                          # even the right one waits now
+    assert blocked.status_code == 429 and 1 <= int(blocked.headers["Retry-After"]) <= 60
+    assert "Too many wrong current passwords" in words(blocked) and "Change your password" in words(blocked)
+    assert sign_in(app.test_client()).status_code == 302   # the password is unchanged
