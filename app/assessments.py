@@ -17,7 +17,7 @@ from .errors import ApiError, not_found
 from .extensions import db
 from .generation.scoring import compliance_score
 from .keys.auth import AuthenticatedKey
-from .models import Assessment, Report, Requirement, WebhookDelivery, iso_utc, utcnow
+from .models import Assessment, Report, RequestLog, Requirement, WebhookDelivery, iso_utc, utcnow
 from .pagination import MAX_ID, paginate
 
 LINK_AUTOMATICALLY = object()   # a submission without previousAssessmentId
@@ -192,6 +192,7 @@ def delete_assessment(key: AuthenticatedKey, assessment_id: int) -> None:
     # Requirements, reports, PDFs and idempotent answers go with it (ON DELETE CASCADE); deliveries have
     # no foreign key.
     db.session.execute(delete(WebhookDelivery).where(WebhookDelivery.assessment_id == assessment_id))
+    db.session.execute(delete(RequestLog).where(RequestLog.assessment_id == assessment_id))   # the log's rows naming it
     progress.forget_erased(unlinked, assessment_id)
     db.session.commit()
 

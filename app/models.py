@@ -265,6 +265,25 @@ class WebhookDelivery(db.Model):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
 
 
+class RequestLog(db.Model):
+    """One API request of a key, for the partner's request log (app/requests_log.py): never a body, kept 7 days and
+    at most REQUEST_LOG_MAX_PER_KEY rows a key, and erased with the assessment it names."""
+
+    __tablename__ = "request_log"
+    __table_args__ = (Index("ix_request_log_key", "api_key_id", "id"), NEVER_REUSED)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id"))
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    method: Mapped[str] = mapped_column(String(10))
+    path: Mapped[str] = mapped_column(String(300))
+    status: Mapped[int] = mapped_column(Integer)
+    error_code: Mapped[str | None] = mapped_column(String(64))
+    duration_ms: Mapped[int] = mapped_column(Integer)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255))
+    assessment_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+
+
 class User(db.Model):
     """A partner's staff member who signs in to the portal."""
 

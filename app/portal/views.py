@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, url_for
 
+from .. import requests_log
 from ..embed import previews
 from ..embed.urls import public_base_url
 from ..errors import ApiError
@@ -194,6 +195,18 @@ def brand():
             return redirect(url_for("portal.brand"), 303)
     return render_template("portal/brand.html", form=form, partner=partner,
                            logo=partner_brand.current_logo(partner))
+
+
+@bp.get("/keys/<key_id>/requests")
+def key_requests(key_id: str):
+    """The key's API requests of the last 7 days, newest first, filterable by status."""
+    key = _key_or_404(key_id)
+    status = request.args.get("status") or None
+    raw_before = request.args.get("before", "")
+    before = int(raw_before) if raw_before.isascii() and raw_before.isdigit() and len(raw_before) < 19 else None
+    rows, next_before = requests_log.page(key.id, status, before)
+    return render_template("portal/requests.html", key=key, rows=rows, next_before=next_before, status=status,
+                           filters=requests_log.STATUS_FILTERS, days=requests_log.REQUEST_LOG_DAYS, before=before)
 
 
 @bp.post("/keys/<key_id>/send-test-event")

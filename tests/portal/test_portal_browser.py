@@ -2,8 +2,8 @@
 
 A partner's staff member signs in, creates a key and sees it once, calls the live API with it,
 revokes it and sees the API refuse it. Also: a wrong password, a POST without a CSRF token,
-signed-out redirects, signing out, copy buttons, axe-core on every page at 320, 390 and
-1280 px (nothing scrolls sideways at any of them), and screenshots of every page in test-artifacts/ for a person to look at.
+signed-out redirects, signing out, copy buttons, axe-core on every page at 320, 390 and 1280 px (nothing
+scrolls sideways at any of them), and screenshots of every page in test-artifacts/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -329,6 +329,9 @@ def visit_every_page(page, live):
     page.get_by_role("link", name="Edit settings of Production").click()
     yield "key-edit"
     page.goto(live.url + "/portal/keys")
+    page.get_by_role("link", name="Request log of Production").click()
+    yield "key-requests"
+    page.goto(live.url + "/portal/keys")
     page.get_by_role("link", name="Revoke Staging").click()
     yield "key-revoke"
     page.goto(live.url + "/portal/assessments")
@@ -373,7 +376,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 17 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
+    assert len(seen) == 18 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors
