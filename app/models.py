@@ -64,7 +64,7 @@ class Partner(db.Model):
     # The brand on the pages and PDFs its clients see (checked by app/keys/brand.py).
     brand_name: Mapped[str | None] = mapped_column(String(100))            # "Prepared by <name>"
     brand_color: Mapped[str | None] = mapped_column(String(7))             # accent, lowercase #rrggbb
-    # Deferred: reading the partner (every API request's key lookup) never loads up to 64 KB of image.
+    # Deferred: reading a partner (the keys page, an embed page) never loads up to 64 KB of image.
     brand_logo: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
     brand_logo_type: Mapped[str | None] = mapped_column(String(40))        # image/png or image/svg+xml
     brand_logo_digest: Mapped[str | None] = mapped_column(String(64), index=True)  # sha256: /embed/logo/<digest>

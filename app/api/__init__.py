@@ -12,7 +12,8 @@ bp.before_request(requests_log.start)   # first: the duration counts authenticat
 bp.before_request(require_api_key)
 bp.before_request(refuse_nul)   # after authentication, as any 404 or 422: no key is a 401 first
 bp.before_request(idempotency.begin)   # after authentication: keys are scoped to the partner
-bp.after_request(idempotency.finish)
+# Flask runs after-request functions in reverse: the log is written last, once idempotency.finish has committed.
 bp.after_request(requests_log.record)
+bp.after_request(idempotency.finish)
 
 from . import assessments, catalog, generation, keys, reports, webhooks  # noqa: E402,F401  (views register on bp)
