@@ -60,11 +60,14 @@ def assessment_frameworks(partner_id: int) -> list[str]:
     return sorted(first.values(), key=str.casefold)
 
 
-def assessments_page(partner_id: int, status: str | None, framework: str | None, number: int) -> Page:
+def assessments_page(partner_id: int, status: str | None, framework: str | None, number: int,
+                     livemode: bool | None = None) -> Page:
     """The partner's assessments, newest first, with the views of all their reports."""
     views = (select(Report.assessment_id, func.sum(Report.view_count).label("views"))
              .group_by(Report.assessment_id).subquery())
     conditions = [Assessment.partner_id == partner_id]
+    if livemode is not None:
+        conditions.append(Assessment.livemode.is_(livemode))
     if status:
         conditions.append(Assessment.status == status)
     if framework:   # every spelling of the chosen framework
@@ -90,14 +93,14 @@ def assessments_page(partner_id: int, status: str | None, framework: str | None,
     return Page(items=items, number=number, pages=pages, total=total)
 
 
-def deliveries_page(partner_id: int, status: str | None, cursor: str | None
+def deliveries_page(partner_id: int, status: str | None, cursor: str | None, livemode: bool | None = None
                     ) -> tuple[list[WebhookDelivery], str | None, dict[int, ApiKey]]:
     """A page of the partner's deliveries (the API's own listing), the next cursor, and the keys they went out for.
 
     A cursor this service did not hand out raises ApiError, like the API's listing.
     """
     items, next_cursor = webhooks.list_deliveries(partner_id, DELIVERIES_PER_PAGE, cursor, None,
-                                                  status)
+                                                  status, livemode)
     key_ids = {d.api_key_id for d in items}
     keys = {k.id: k for k in db.session.scalars(select(ApiKey).where(ApiKey.id.in_(key_ids)))} if key_ids else {}
     return items, next_cursor, keys

@@ -42,11 +42,12 @@ class KeyChanges:
         return {"day_rate": self.day_rate, "currency": self.currency, "show_methodology": self.show_methodology}
 
 
-def partner_keys(partner_id: int) -> list[ApiKey]:
-    """Active keys first, newest first; revoked keys after them."""
-    return list(db.session.scalars(
-        select(ApiKey).where(ApiKey.partner_id == partner_id)
-        .order_by(ApiKey.revoked_at.is_not(None), ApiKey.id.desc())))
+def partner_keys(partner_id: int, livemode: bool | None = None) -> list[ApiKey]:
+    """Active keys first, newest first; revoked keys after them; of one mode when `livemode` is given."""
+    query = select(ApiKey).where(ApiKey.partner_id == partner_id)
+    if livemode is not None:
+        query = query.where(ApiKey.livemode.is_(livemode))
+    return list(db.session.scalars(query.order_by(ApiKey.revoked_at.is_not(None), ApiKey.id.desc())))
 
 
 def has_keys(partner_id: int) -> bool:

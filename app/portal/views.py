@@ -14,7 +14,7 @@ from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
 from ..webhooks import ping
 from ..webhooks.urls import unresolved_warning
-from . import assessment_page, listings, partner_brand, partner_keys, reveal, usage
+from . import assessment_page, listings, modes, partner_brand, partner_keys, reveal, usage
 from .accounts import AccountError, authenticate, change_password, tiers_up_to
 from .auth import current_user, safe_next, sign_in, sign_out
 from .forms import BrandForm, KeyForm, LoginForm, PasswordForm
@@ -118,10 +118,19 @@ def account():
     return render_template("portal/account.html", form=form, user=user)
 
 
+@bp.post("/mode")
+def choose_mode():
+    """Show all data, live data only or test data only in the lists, then back to the page the switch was on."""
+    if not modes.choose(request.form.get("mode", "")):
+        abort(400)
+    return redirect(safe_next(request.form.get("next"), url_for("portal.keys")), 303)
+
+
 @bp.get("/keys")
 def keys():
     partner = _partner()
-    return render_template("portal/keys.html", keys=partner_keys.partner_keys(partner.id), partner=partner)
+    return render_template("portal/keys.html", keys=partner_keys.partner_keys(partner.id, modes.livemode()),
+                           partner=partner)
 
 
 def _key_form(partner: Partner, current_tier: str | None = None, **data) -> KeyForm:
@@ -289,7 +298,7 @@ def assessments():
     frameworks = listings.assessment_frameworks(partner.id)
     status = request.args.get("status") if request.args.get("status") in listings.ASSESSMENT_STATUSES else None
     framework = request.args.get("framework") if request.args.get("framework") in frameworks else None
-    page = listings.assessments_page(partner.id, status, framework, _page_number())
+    page = listings.assessments_page(partner.id, status, framework, _page_number(), modes.livemode())
     return render_template("portal/assessments.html", page=page, frameworks=frameworks, status=status,
                            framework=framework, statuses=listings.ASSESSMENT_STATUSES)
 
@@ -322,7 +331,7 @@ def webhooks():
     status = request.args.get("status") if request.args.get("status") in listings.DELIVERY_STATUSES else None
     cursor = request.args.get("cursor") or None
     try:
-        items, next_cursor, keys = listings.deliveries_page(partner.id, status, cursor)
+        items, next_cursor, keys = listings.deliveries_page(partner.id, status, cursor, modes.livemode())
     except ApiError:
         abort(400)
     failed_count, failed = listings.failed_deliveries(partner.id)

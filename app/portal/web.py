@@ -16,6 +16,7 @@ from ..embed.views import embed_asset
 from ..errors import client_error
 from ..models import iso_utc
 from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
+from . import modes
 from .accounts import AccountError, normalize_email
 from .auth import current_user, signed_in_now
 from .forms import LoginForm, PasswordForm
@@ -63,7 +64,7 @@ def pretty_json(body: bytes | str) -> str:
 @bp.context_processor
 def template_helpers() -> dict:
     return {"portal_asset": portal_asset, "embed_asset": embed_asset, "portal_user": current_user(),
-            "portal_time": format_time, "portal_nav": NAV}
+            "portal_time": format_time, "portal_nav": NAV, "portal_mode": modes.current(), "portal_modes": modes.MODES}
 
 
 def _is_portal_request() -> bool:

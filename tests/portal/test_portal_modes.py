@@ -1,0 +1,66 @@
+"""One switch filters the portal's lists to live or test data (as Stripe's test-mode switch), kept for the session;
+every row stays marked."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.extensions import db
+from app.models import WebhookDelivery
+from tests.embed import submit
+from tests.portal import make_user, page_token, sign_in
+
+
+@pytest.fixture
+def signed_in(app, client):
+    make_user(app)
+    assert sign_in(client).status_code == 302
+    return client
+
+
+def choose(client, mode: str, on: str = "/portal/assessments"):
+    token = page_token(client, on if on.startswith("/portal/") else "/portal/keys")
+    return client.post("/portal/mode", data={"mode": mode, "next": on, "csrf_token": token})
+
+
+def test_the_switch_filters_keys_assessments_and_deliveries_and_is_kept(app, signed_in, make_key):
+    live = make_key("Acme Security", name="Production")
+    test = make_key("Acme Security", name="Sandbox", livemode=False)
+    api = app.test_client()
+    submit(api, {"Authorization": f"Bearer {live.api_key}"}, displayName="Live Client")
+    submit(api, {"Authorization": f"Bearer {test.api_key}"}, displayName="Test Client")
+    with app.app_context():
+        for issued, delivery_id in ((live, "dlv_live"), (test, "dlv_test")):
+            db.session.add(WebhookDelivery(id=delivery_id, partner_id=issued.key.partner_id, api_key_id=issued.key.id,
+                                           assessment_id=1, event="assessment.reports.completed",
+                                           url="https://hooks.acme.example/", body=b"{}", event_at="x",
+                                           status="succeeded", attempts=[]))
+        db.session.commit()
+
+    def shown(path):
+        return signed_in.get(path).get_data(as_text=True)
+
+    everything = shown("/portal/assessments")
+    assert "Live Client" in everything and "Test Client" in everything and 'aria-pressed="true">All data' in everything
+
+    response = choose(signed_in, "test")
+    assert response.status_code == 303 and response.headers["Location"] == "/portal/assessments"
+    assessments, keys, webhooks = shown("/portal/assessments"), shown("/portal/keys"), shown("/portal/webhooks")
+    assert "Test Client" in assessments and "Live Client" not in assessments
+    assert "Sandbox" in keys and "Production" not in keys and 'aria-pressed="true">Test data' in keys
+    assert "dlv_test" in webhooks and "dlv_live" not in webhooks
+
+    choose(signed_in, "live", on="/portal/keys")
+    assessments, keys, webhooks = shown("/portal/assessments"), shown("/portal/keys"), shown("/portal/webhooks")
+    assert "Live Client" in assessments and "Test Client" not in assessments
+    assert "Production" in keys and "Sandbox" not in keys
+    assert "dlv_live" in webhooks and "dlv_test" not in webhooks
+
+    choose(signed_in, "all")
+    assert "Test Client" in shown("/portal/assessments") and "Live Client" in shown("/portal/assessments")
+
+
+def test_a_mode_that_is_not_one_is_400_and_next_stays_in_the_portal(signed_in):
+    assert choose(signed_in, "staging").status_code == 400
+    response = choose(signed_in, "test", on="https://evil.example/")
+    assert response.status_code == 303 and response.headers["Location"] == "/portal/keys"
