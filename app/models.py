@@ -297,6 +297,11 @@ class User(db.Model):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     last_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # "owner" (made by the operator; may invite) or "member" (invited by an owner of the same partner).
+    role: Mapped[str] = mapped_column(String(10), default="owner", server_default="owner")
+    # A pending invitation: the SHA-256 of the link's token and when it lapses; None once accepted.
+    invite_token_hash: Mapped[str | None] = mapped_column(String(64), index=True, unique=True)
+    invite_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     partner: Mapped[Partner] = relationship()
 

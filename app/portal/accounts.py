@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from datetime import UTC, timedelta
 from functools import cache
 
 from argon2 import PasswordHasher, Type
@@ -112,6 +113,59 @@ def set_password(user: User, password: str) -> None:
     check_password_rules(password)
     user.password_hash = hash_password(password)
     sessions.end_all(user.id)
+
+
+INVITE_DAYS = 7
+OWNER, MEMBER = "owner", "member"
+NO_PASSWORD = "!invited"  # noqa: S105 - an invited user's hash until they choose a password: nothing verifies against it
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def team(partner_id: int) -> list[User]:
+    """The partner's users: owners first, then by email."""
+    return list(db.session.scalars(select(User).where(User.partner_id == partner_id)
+                                   .order_by(User.role != OWNER, User.email)))
+
+
+def invite_user(inviter: User, email: str) -> tuple[User, str]:
+    """A member of the inviter's partner, who signs in once they choose a password at the invitation link; returns
+    the user and the link's token (shown once; only its hash is kept). Owners only; the caller commits."""
+    if inviter.role != OWNER:
+        raise AccountError("only an owner of the account can invite someone")
+    email = normalize_email(email)
+    if db.session.scalar(select(User.id).where(User.email == email)) is not None:
+        raise AccountError(f"{email} has an account already")
+    token = secrets.token_urlsafe(32)
+    user = User(partner_id=inviter.partner_id, email=email, role=MEMBER,
+                password_hash=NO_PASSWORD,
+                invite_token_hash=_token_hash(token), invite_expires_at=utcnow() + timedelta(days=INVITE_DAYS))
+    db.session.add(user)
+    db.session.flush()
+    return user, token
+
+
+def invited_user(token: str) -> User | None:
+    """The user a pending, unexpired invitation link names; None otherwise."""
+    if not token or len(token) > 100:
+        return None
+    user = db.session.scalar(select(User).where(User.invite_token_hash == _token_hash(token)))
+    if user is None or user.disabled_at is not None or user.invite_expires_at is None:
+        return None
+    expires = user.invite_expires_at
+    if expires.tzinfo is None:   # SQLite hands back naive UTC
+        expires = expires.replace(tzinfo=UTC)
+    return user if expires > utcnow() else None
+
+
+def accept_invite(user: User, password: str) -> None:
+    """The invited user's own password; the link stops working. The caller signs them in and commits."""
+    check_password_rules(password)
+    user.password_hash = hash_password(password)
+    user.invite_token_hash = None
+    user.invite_expires_at = None
 
 
 def change_password(user: User, current: str, new: str) -> None:

@@ -93,6 +93,21 @@ class PasswordForm(PortalForm):
         DataRequired("Type the new password again."), EqualTo("new_password", "The two new passwords differ.")])
 
 
+class InviteForm(PortalForm):
+    email = EmailField("Email", validators=[DataRequired("Enter the email address of the person to invite."),
+                                            Length(max=254), no_control_characters],
+                       description="They get a link to choose their password; they see and manage everything you do.")
+
+
+class AcceptInviteForm(PortalForm):
+    new_password = PasswordField("Choose a password", validators=[
+        DataRequired("Choose a password."),
+        Length(min=MIN_PASSWORD_LENGTH, max=1024, message=f"Use {MIN_PASSWORD_LENGTH} to 1,024 characters.")],
+        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few unrelated words make a strong one.")
+    confirm_password = PasswordField("The password again", validators=[
+        DataRequired("Type the password again."), EqualTo("new_password", "The two passwords differ.")])
+
+
 class KeyForm(PortalForm):
     """Create a key, or change one's settings (the same fields)."""
 

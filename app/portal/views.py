@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, url_for
+import json
+
+from cryptography.fernet import InvalidToken
+from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, session, url_for
 
 from .. import requests_log
 from ..embed import previews
@@ -10,18 +13,29 @@ from ..embed.urls import public_base_url
 from ..errors import ApiError
 from ..extensions import db
 from ..keys.brand import BrandError
+from ..keys.crypto import decrypt_secret, encrypt_secret
 from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
 from ..webhooks import ping
 from ..webhooks.urls import unresolved_warning
 from . import assessment_page, listings, modes, partner_brand, partner_keys, reveal, usage
-from .accounts import AccountError, authenticate, change_password, tiers_up_to
+from .accounts import (
+    AccountError,
+    authenticate,
+    change_password,
+    invite_user,
+    invited_user,
+    team,
+    tiers_up_to,
+)
+from .accounts import accept_invite as accept_invite_password
 from .auth import current_user, safe_next, sign_in, sign_out
-from .forms import BrandForm, KeyForm, LoginForm, PasswordForm
+from .forms import AcceptInviteForm, BrandForm, InviteForm, KeyForm, LoginForm, PasswordForm
 
+INVITE_REVEAL = "invite_reveal"   # the new invitation's link, kept (encrypted) for the one page that shows it
 bp = Blueprint("portal", __name__, url_prefix="/portal", static_folder="static", static_url_path="/static")
 
-OPEN_ENDPOINTS = frozenset({"portal.login", "portal.static"})
+OPEN_ENDPOINTS = frozenset({"portal.login", "portal.static", "portal.accept_invite"})
 
 
 @bp.before_request
@@ -98,6 +112,62 @@ def logout():
     return response
 
 
+@bp.post("/team/invite")
+def invite():
+    """An owner invites a member of the same partner: the link is shown once, on the account page."""
+    user = current_user()
+    form = InviteForm()
+    if form.validate_on_submit():
+        try:
+            invited, token = invite_user(user, form.email.data)
+        except AccountError as error:
+            db.session.rollback()
+            form.email.errors = [*form.email.errors, _sentence(error)]
+        else:
+            db.session.commit()
+            session[INVITE_REVEAL] = encrypt_secret(json.dumps(
+                {"email": invited.email, "link": public_base_url() + url_for("portal.accept_invite", token=token)}))
+            return redirect(url_for("portal.account", _anchor="team"), 303)
+    return account_page(user, invite_form=form)
+
+
+@bp.route("/invite/<token>", methods=["GET", "POST"])
+def accept_invite(token: str):
+    """The invited person chooses a password and is signed in; the link then stops working."""
+    invited = invited_user(token)
+    if invited is None:
+        return render_template("portal/error.html", status=404, title="This invitation does not work",
+                               message="It was used already, or it is more than a week old, or it was mistyped. Ask "
+                                       "whoever invited you for a new one."), 404
+    form = AcceptInviteForm()
+    if form.validate_on_submit():
+        try:
+            accept_invite_password(invited, form.new_password.data)
+        except AccountError as error:
+            db.session.rollback()
+            form.new_password.errors = [*form.new_password.errors, _sentence(error)]
+        else:
+            sign_in(invited)
+            db.session.commit()
+            flash(f"Welcome. You are signed in as {invited.email} for {invited.partner.name}.")
+            return redirect(url_for("portal.keys"), 303)
+    return render_template("portal/invite.html", form=form, invited=invited)
+
+
+def account_page(user, form=None, invite_form=None, status: int = 200):
+    """The account page with its password form, the team and a just-made invitation's link (shown once)."""
+    reveal_token = session.pop(INVITE_REVEAL, None)
+    shown = None
+    if reveal_token:
+        try:
+            shown = json.loads(decrypt_secret(reveal_token, ttl=300))
+        except InvalidToken:
+            shown = None
+    return render_template("portal/account.html", form=form or PasswordForm(formdata=None), user=user,
+                           invite_form=invite_form or InviteForm(formdata=None), team=team(user.partner_id),
+                           invited=shown), status
+
+
 @bp.route("/account", methods=["GET", "POST"])
 def account():
     """The signed-in user: who they are, and a password change (which signs out their other sessions)."""
@@ -115,7 +185,7 @@ def account():
             db.session.commit()
             flash("Your password is changed. Every other browser signed in as you is signed out.")
             return redirect(url_for("portal.account"), 303)
-    return render_template("portal/account.html", form=form, user=user)
+    return account_page(user, form=form)
 
 
 @bp.post("/mode")

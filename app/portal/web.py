@@ -21,7 +21,7 @@ from .accounts import AccountError, normalize_email
 from .auth import current_user, signed_in_now
 from .forms import LoginForm, PasswordForm
 from .submission import submitted_field
-from .views import bp
+from .views import account_page, bp
 
 ONE_YEAR = 365 * 24 * 3600
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'self'{styles}; script-src 'self'; img-src 'self' data:; "
@@ -161,7 +161,7 @@ def too_many_sign_ins(_error):
         form = PasswordForm(formdata=None)
         form.form_errors.append(f"Too many wrong current passwords. Try again in {minutes} minute"
                                 f"{'s' if minutes != 1 else ''}.")
-        html = render_template("portal/account.html", form=form, user=current_user())
+        html, _ = account_page(current_user(), form=form)
         return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
     # Not LoginForm(): that would read the body again, and a body it refuses would raise in here (a 500).
     form = LoginForm(formdata=None, data={"email": submitted_field("email") or ""})
