@@ -168,6 +168,14 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         "EMBED_PDF_WORKER_MAX_MB": _int(env, "EMBED_PDF_WORKER_MAX_MB", 300, minimum=50),
         # The name the pages give this service in their footer (a white-label brand hides it).
         "SERVICE_NAME": env.get("SERVICE_NAME") or "Compliance Report Service",
+        # Password reset by email (app/portal/reset.py): an SMTP server the portal may send through; without
+        # MAIL_SERVER the sign-in page says the operator resets passwords (`flask users set-password`).
+        "MAIL_SERVER": env.get("MAIL_SERVER") or None,
+        "MAIL_PORT": _int(env, "MAIL_PORT", 587, minimum=1),
+        "MAIL_USE_TLS": _bool(env, "MAIL_USE_TLS", True),       # STARTTLS before anything is sent
+        "MAIL_USERNAME": env.get("MAIL_USERNAME") or None,
+        "MAIL_PASSWORD": env.get("MAIL_PASSWORD") or None,
+        "MAIL_FROM": env.get("MAIL_FROM") or None,
         "PORTAL_LOGIN_LIMIT_PER_ADDRESS": env.get("PORTAL_LOGIN_LIMIT_PER_ADDRESS") or "10/minute;100/hour",
         "PORTAL_LOGIN_LIMIT_PER_ACCOUNT": env.get("PORTAL_LOGIN_LIMIT_PER_ACCOUNT") or "5/minute;20/hour",
         "MAX_CONTENT_LENGTH": 1024 * 1024,

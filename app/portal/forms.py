@@ -93,6 +93,11 @@ class PasswordForm(PortalForm):
         DataRequired("Type the new password again."), EqualTo("new_password", "The two new passwords differ.")])
 
 
+class ForgotForm(PortalForm):
+    email = EmailField("Email", validators=[DataRequired("Enter your email address."), Length(max=254),
+                                            no_control_characters])
+
+
 class InviteForm(PortalForm):
     email = EmailField("Email", validators=[DataRequired("Enter the email address of the person to invite."),
                                             Length(max=254), no_control_characters],

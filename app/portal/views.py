@@ -18,24 +18,26 @@ from ..keys.service import DEFAULT_TIER, KeyInputError
 from ..models import ApiKey, Partner
 from ..webhooks import ping
 from ..webhooks.urls import unresolved_warning
-from . import assessment_page, listings, modes, partner_brand, partner_keys, reveal, usage
+from . import assessment_page, listings, modes, partner_brand, partner_keys, reset, reveal, usage
 from .accounts import (
     AccountError,
     authenticate,
     change_password,
     invite_user,
     invited_user,
+    set_password,
     team,
     tiers_up_to,
 )
 from .accounts import accept_invite as accept_invite_password
 from .auth import current_user, safe_next, sign_in, sign_out
-from .forms import AcceptInviteForm, BrandForm, InviteForm, KeyForm, LoginForm, PasswordForm
+from .forms import AcceptInviteForm, BrandForm, ForgotForm, InviteForm, KeyForm, LoginForm, PasswordForm
 
 INVITE_REVEAL = "invite_reveal"   # the new invitation's link, kept (encrypted) for the one page that shows it
 bp = Blueprint("portal", __name__, url_prefix="/portal", static_folder="static", static_url_path="/static")
 
-OPEN_ENDPOINTS = frozenset({"portal.login", "portal.static", "portal.accept_invite"})
+OPEN_ENDPOINTS = frozenset({"portal.login", "portal.static", "portal.accept_invite", "portal.forgot",
+                            "portal.reset_password"})
 
 
 @bp.before_request
@@ -99,6 +101,42 @@ def login():
             return redirect(destination)
         failed = True
     return render_template("portal/login.html", form=form, failed=failed)
+
+
+@bp.route("/forgot", methods=["GET", "POST"])
+def forgot():
+    """Ask for a reset link by email (when the operator set up mail); otherwise, say who resets passwords."""
+    form = ForgotForm()
+    if reset.mail_configured() and form.validate_on_submit():
+        reset.send_link(form.email.data)
+        flash("If an account has that email, a link to choose a new password is on its way. It works once, for an "
+              "hour.")
+        return redirect(url_for("portal.forgot"), 303)
+    return render_template("portal/forgot.html", form=form, mail=reset.mail_configured())
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"])
+def reset_password(token: str):
+    """A reset link from the email: choose a new password, which signs out every other session, and sign in."""
+    user = reset.user_for(token)
+    if user is None:
+        return render_template("portal/error.html", status=404, title="This link does not work",
+                               message="It was used already, or it is more than an hour old. Ask for a new one on "
+                                       "the sign-in page."), 404
+    form = AcceptInviteForm()
+    if form.validate_on_submit():
+        try:
+            set_password(user, form.new_password.data)
+        except AccountError as error:
+            db.session.rollback()
+            form.new_password.errors = [*form.new_password.errors, _sentence(error)]
+        else:
+            sign_in(user)
+            db.session.commit()
+            flash("Your password is changed, and you are signed in. Every other browser signed in as you is signed "
+                  "out.")
+            return redirect(url_for("portal.keys"), 303)
+    return render_template("portal/reset.html", form=form, user=user)
 
 
 @bp.post("/logout")

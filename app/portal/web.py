@@ -19,7 +19,7 @@ from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
 from . import modes
 from .accounts import AccountError, normalize_email
 from .auth import current_user, signed_in_now
-from .forms import LoginForm, PasswordForm
+from .forms import ForgotForm, LoginForm, PasswordForm
 from .submission import submitted_field
 from .views import account_page, bp
 
@@ -157,6 +157,9 @@ def too_many_sign_ins(_error):
     """The sign-in form again, with how long to wait."""
     wait = retry_after_seconds()
     minutes = max(1, -(-wait // 60))
+    if request.endpoint == "portal.forgot":
+        html = render_template("portal/forgot.html", form=ForgotForm(formdata=None), mail=True, wait_minutes=minutes)
+        return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
     if request.endpoint == "portal.account":
         form = PasswordForm(formdata=None)
         form.form_errors.append(f"Too many wrong current passwords. Try again in {minutes} minute"
@@ -216,6 +219,10 @@ def limit_sign_in(app: Flask) -> None:
     view = limiter.limit(lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ADDRESS"], key_func=_address_key,
                          methods=["POST"], scope="portal-login-address", deduct_when=_failed_sign_in)(view)
     app.view_functions["portal.login"] = view
+    # Asking for reset links: the sign-in's per-address budget (each ask may send an email).
+    app.view_functions["portal.forgot"] = limiter.limit(
+        lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ADDRESS"], key_func=_address_key, methods=["POST"],
+        scope="portal-forgot")(app.view_functions["portal.forgot"])
     # The password change checks the current password: the same per-account budget, counted per user.
     account = app.view_functions["portal.account"]
     app.view_functions["portal.account"] = limiter.limit(

@@ -315,6 +315,10 @@ def visit_every_page(page, live):
     """Yield (name, ...) after reaching each page, the secret and confirmation pages included."""
     page.goto(live.url + "/portal/login")
     yield "login"
+    page.get_by_role("link", name="Forgot your password?").click()
+    page.wait_for_url(live.url + "/portal/forgot")
+    yield "forgot"
+    page.goto(live.url + "/portal/login")
     sign_in(page, live)
     page.wait_for_url(live.url + "/portal/keys")
     yield "keys"
@@ -376,7 +380,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 18 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
+    assert len(seen) == 19 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors

@@ -169,7 +169,7 @@ def test_successful_sign_ins_are_not_throttled_but_failed_ones_are(app, user):
 
 # --------------------------------------------------------------------------- the portal's 404
 
-@pytest.mark.parametrize("path", ["/portal/forgot", "/portal/nope", "/portal/keys/new/extra"])
+@pytest.mark.parametrize("path", ["/portal/forgotten", "/portal/nope", "/portal/keys/new/extra"])
 def test_a_portal_404_keeps_the_layout_and_navigation(signed_in, path):
     response = signed_in.get(path)
     page = text(response)
