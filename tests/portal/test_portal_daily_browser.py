@@ -1,0 +1,76 @@
+"""A partner's daily tasks in a real browser (Debian's Chromium through Playwright): switching the lists to test
+data, reading a key's request log, inviting a colleague who joins from the link in another browser, and opening a
+delivery's payload from the log."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.portal.test_portal_browser import EMAIL, PARTNER, seed, sign_in
+from tests.support.browser import require_browser
+
+pytestmark = pytest.mark.one_database   # browser flows: SQLite only (see tests/conftest.py)
+
+sync_api = require_browser()
+expect = sync_api.expect
+
+
+@pytest.fixture
+def app(app_factory):
+    """Webhook URLs of made-up partner hosts are accepted (they never resolve here)."""
+    return app_factory(WEBHOOK_ALLOW_PRIVATE_NETWORKS=True)
+
+
+def test_modes_request_log_invitation_and_a_deliverys_payload(browser, live, app, make_key):
+    from tests.portal import make_user
+
+    make_user(app, PARTNER, EMAIL, max_tier="professional")
+    seed(app, make_key)
+    make_key(PARTNER, name="Sandbox", livemode=False)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    sign_in(page, live)
+    page.wait_for_url(live.url + "/portal/keys")
+
+    # One switch: test data only, kept while moving between lists.
+    page.get_by_role("button", name="Test data").click()
+    expect(page.get_by_role("button", name="Test data")).to_have_attribute("aria-pressed", "true")
+    expect(page.get_by_role("heading", name="Sandbox")).to_be_visible()
+    expect(page.get_by_role("heading", name="Production")).to_have_count(0)
+    page.get_by_role("link", name="Assessments", exact=True).click()
+    expect(page.get_by_role("button", name="Test data")).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="All data").click()
+
+    # The request log of the key the seed used.
+    page.goto(live.url + "/portal/keys")
+    page.get_by_role("link", name="Request log of Production").click()
+    expect(page.get_by_role("heading", name=re.compile("Request log"))).to_be_visible()
+    expect(page.locator("td").filter(has_text="POST /api/v1/assessments").first).to_be_visible()
+    page.get_by_label("Status").select_option("errors")
+    page.get_by_role("button", name="Apply filter").click()
+    expect(page).to_have_url(re.compile(r"status=errors"))
+
+    # A delivery's own page from the log: the payload as sent.
+    page.get_by_role("link", name="Webhooks", exact=True).click()
+    page.get_by_role("link", name="Payload and answers").first.click()
+    expect(page.get_by_label("Payload as sent")).to_contain_text('"event": "assessment.reports.')
+
+    # Invite a colleague from the account page; they join in their own browser.
+    page.get_by_role("link", name="Account").click()
+    page.get_by_label("Email").fill("bo@acme.example")
+    page.get_by_role("button", name="Invite").click()
+    link = page.locator(".invite-link").inner_text()
+    page.reload()
+    expect(page.locator(".invite-link")).to_have_count(0)            # shown once
+    other = browser.new_context().new_page()
+    other.goto(link)
+    expect(other.get_by_role("heading", name=f"Join {PARTNER}")).to_be_visible()
+    other.get_by_label("Choose a password").fill("bo's own long passphrase")
+    other.get_by_label("The password again").fill("bo's own long passphrase")
+    other.get_by_role("button", name="Set password and sign in").click()
+    other.wait_for_url(live.url + "/portal/keys")
+    expect(other.get_by_role("heading", name="Production")).to_be_visible()
+    context.close()
+    other.context.close()
