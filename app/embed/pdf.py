@@ -80,7 +80,7 @@ def css_string(text: str) -> Markup:
 def _html(assessment: Assessment, reports: list[Report], scope: str) -> str:
     brand = service.brand_for(assessment.partner)
     header = service.header_for(assessment)
-    views = [service.report_view(r.content) for r in reports]
+    views = [service.report_view(r.content, assessment.change) for r in reports]
     return render_template(
         "embed/pdf.html", header=header, brand=brand, logo_src=_logo_data_uri(brand), views=views,
         single=scope != ALL, service_name=current_app.config["SERVICE_NAME"], css_string=css_string,

@@ -417,6 +417,13 @@ class Row(_Status):
     status: str
     asks: str | None
     position: int
+    change: str | None = None   # a CHANGE_MARKS key: how it moved since the client's earlier assessment
+
+
+# How a requirement moved since the earlier assessment (app/progress.py's `change` lists), as the appendix marks it.
+CHANGE_MARKS = {"closedIds": "Met now, open last time", "improvedIds": "Better than last time",
+                "regressedIds": "Worse than last time", "newIds": "New since last time",
+                "stillOpenIds": "Open last time too"}
 
 
 @dataclass(frozen=True)
@@ -518,10 +525,20 @@ def with_ref_chips(text: str, pattern: re.Pattern | None, status: dict[str, str]
     return Markup("".join(pieces)), frozenset(marked)  # noqa: S704 - text escaped above; the chips are ours
 
 
-def _rows(content: dict) -> tuple[Row, ...]:
+def _changes(change: dict | None) -> dict[str, str]:
+    """Requirement id -> its CHANGE_MARKS key; the first that applies (an improved item is also still open)."""
+    marks: dict[str, str] = {}
+    for kind in CHANGE_MARKS:
+        for ref in (change or {}).get(kind) or ():
+            marks.setdefault(ref, kind)
+    return marks
+
+
+def _rows(content: dict, change: dict | None = None) -> tuple[Row, ...]:
+    marks = _changes(change)
     for section in content.get("sections") or []:
         if "requirements" in section:
-            return tuple(Row(r["id"], r["title"], r["status"], r.get("asks"), n)
+            return tuple(Row(r["id"], r["title"], r["status"], r.get("asks"), n, marks.get(r["id"]))
                          for n, r in enumerate(section["requirements"]) if r.get("status") in STATUS_LABEL)
     return ()
 
@@ -540,7 +557,9 @@ def requirement_rows(rows: tuple[Row, ...]) -> Markup:
     return Markup("\n".join(  # noqa: S704 - every value from the report is escaped; status and position are ours
         f'<tr data-status="{row.status}" data-position="{row.position}">'
         f'<td class="reqs__req"><span class="reqs__id">{escape(row.id)}</span> {escape(row.title)}</td>'
-        f'<td class="reqs__status"><span class="chip chip--{row.css}">{row.label}</span></td>'
+        f'<td class="reqs__status"><span class="chip chip--{row.css}">{row.label}</span>'
+        + (f'<span class="reqs__change reqs__change--{row.change[:-3]}">{CHANGE_MARKS[row.change]}</span>'
+           if row.change else "") + '</td>'
         f'<td class="reqs__asks">{escape(row.asks or "")}</td></tr>' for row in rows))
 
 
@@ -548,12 +567,13 @@ def _anchor(persona: str, n: int) -> str:
     return f"{persona}-s{n + 1}"
 
 
-def report_view(content: dict) -> ReportView:
+def report_view(content: dict, change: dict | None = None) -> ReportView:
     """The report content shaped for the pages: short paragraphs; a status chip for every open requirement a
     paragraph or bullet names, right after its "Title (ID)" ref (or, named otherwise in a paragraph, in a
     row of chips above it); long sections marked to fold; and the requirements appendix as table rows.
-    Met requirements get no chip in the text: the chips point at what is open."""
-    rows = _rows(content)
+    Met requirements get no chip in the text: the chips point at what is open. With the assessment's `change`,
+    each appendix row says how it moved since the client's earlier assessment."""
+    rows = _rows(content, change)
     status = {row.id: row.status for row in rows if row.status != "met"}
     ids = tuple(status)
     pattern, inline = _ref_pattern(ids), _inline_ref_pattern(ids)

@@ -130,7 +130,7 @@ def assessment_page(token: str):
         html = _render(
             "embed/assessment.html", assessment, groups=service.persona_groups(reports),
             selected=selected.persona if selected else None,
-            view=service.report_view(selected.content) if selected else None,
+            view=service.report_view(selected.content, assessment.change) if selected else None,
             report_pdf_url=_report_pdf_url(selected) if selected else None,
             pdf_url=url_for("embed.assessment_pdf", token=token) if selected else None,
             fragment_base=url_for("embed.assessment_page", token=token) + "/reports/")
@@ -149,7 +149,8 @@ def report_fragment(token: str, persona: str):
         if report is None:
             abort(404)
         html = render_template("embed/_report.html", header=service.header_for(assessment),
-                               view=service.report_view(report.content), report_pdf_url=_report_pdf_url(report))
+                               view=service.report_view(report.content, assessment.change),
+                               report_pdf_url=_report_pdf_url(report))
         return html, report
 
     return _served(service.FRAGMENT, token, persona, render)
@@ -161,7 +162,8 @@ def report_page(token: str):
     def render():
         report = _report_or_404(token)
         html = _render("embed/report.html", report.assessment, persona_label=service.persona_label(report.persona),
-                       view=service.report_view(report.content), level=1, report_pdf_url=_report_pdf_url(report))
+                       view=service.report_view(report.content, report.assessment.change), level=1,
+                       report_pdf_url=_report_pdf_url(report))
         return html, report
 
     return _served(service.REPORT_PAGE, token, "", render)
