@@ -64,3 +64,20 @@ def test_a_mode_that_is_not_one_is_400_and_next_stays_in_the_portal(signed_in):
     assert choose(signed_in, "staging").status_code == 400
     response = choose(signed_in, "test", on="https://evil.example/")
     assert response.status_code == 303 and response.headers["Location"] == "/portal/keys"
+
+
+def test_the_usage_page_follows_the_switch(app, signed_in, make_key):
+    from tests.embed import generate
+
+    test = make_key("Acme Security", name="Sandbox", livemode=False)
+    api = app.test_client()
+    record = submit(api, {"Authorization": f"Bearer {test.api_key}"}, displayName="Test Client")
+    generate(api, {"Authorization": f"Bearer {test.api_key}"}, record["id"])
+    usage = signed_in.get("/portal/usage").get_data(as_text=True)
+    assert "Test mode," in usage and "Download CSV" in usage
+    choose(signed_in, "test", on="/portal/usage")
+    usage = signed_in.get("/portal/usage").get_data(as_text=True)
+    assert "Test mode," in usage and "Download CSV" not in usage
+    choose(signed_in, "live", on="/portal/usage")
+    usage = signed_in.get("/portal/usage").get_data(as_text=True)
+    assert "Test mode," not in usage and "Download CSV" in usage
