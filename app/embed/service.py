@@ -53,6 +53,8 @@ class Header:
     status: str
     test_mode: bool = False               # made with a test key: every page and PDF says "Test report"
     show_methodology: bool = False        # the key lets its clients see the methodology's name
+    score_before_text: str | None = None  # the client's earlier assessment's score, when this one is compared with it
+    since: str | None = None              # what moved since then, in words: "2 met now, 1 worse, 1 new"
 
 
 def _valid_token(token: str) -> bool:
@@ -176,7 +178,30 @@ def header_for(assessment: Assessment) -> Header:
         shares=_shares(assessment.count_met, assessment.count_partially_met, assessment.count_not_met),
         methodology_label=methodology.label if methodology else None,
         generated_on=generated_on, generated_iso=generated_iso, status=assessment.status,
-        test_mode=not assessment.livemode, show_methodology=show_methodology)
+        test_mode=not assessment.livemode, show_methodology=show_methodology,
+        score_before_text=_score_before(assessment.change), since=since_last(assessment.change))
+
+
+# The change counts (app/progress.py) as the summary card says them, in this order; a zero is left out.
+SINCE_WORDS = (("closed", "met now that {was} open"), ("improved", "better"), ("regressed", "worse"),
+               ("new", "new"), ("dropped", "no longer assessed"), ("stillOpen", "still open"))
+
+
+def _score_before(change: dict | None) -> str | None:
+    before = (change or {}).get("scoreBefore")
+    return format_score(before) if isinstance(before, int | float) else None
+
+
+def since_last(change: dict | None) -> str | None:
+    """The moves since the client's earlier assessment, e.g. "2 met now that were open, 1 worse, 1 new"."""
+    if not change:
+        return None
+    parts = []
+    for name, words in SINCE_WORDS:
+        count = change.get(name) or 0
+        if count:
+            parts.append(f"{count} {words.format(was='was' if count == 1 else 'were')}")
+    return ", ".join(parts) or "no requirement changed status"
 
 
 @dataclass(frozen=True)

@@ -45,3 +45,22 @@ def test_the_appendix_marks_each_requirements_change_on_the_page_and_in_the_pdf(
     pdf = client.get(view_path(result, "internal_auditor") + ".pdf")
     text = " ".join(" ".join(pdf_text(pdf.data)).split())
     assert "Met now, open last time" in text and "Worse than last time" in text and "New since last time" in text
+
+
+def words(html: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def test_the_card_gives_the_score_before_and_what_moved_and_the_pdf_cover_too(client, auth):
+    first = submit(client, auth, requirements=Q1)
+    first_result = generate(client, auth, first["id"])
+    second = submit(client, auth, requirements=Q2)
+    result = generate(client, auth, second["id"])
+    for page in (client.get(embed_path(second)), client.get(view_path(result, "board_member"))):
+        shown = words(page.get_data(as_text=True))
+        assert "41.7% last time" in shown
+        assert ("Since the last assessment: 2 met now that were open, 1 worse, 1 new, 1 no longer assessed,"
+                " 1 still open.") in shown
+    assert "last time" not in words(client.get(view_path(first_result, "board_member")).get_data(as_text=True))
+    cover = " ".join(pdf_text(client.get(embed_path(second) + ".pdf").data)[0].split())
+    assert "(41.7% at the last assessment)" in cover and "Since the last assessment: 2 met now" in cover
