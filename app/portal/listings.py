@@ -114,18 +114,19 @@ def delivery(partner_id: int, delivery_id: str) -> WebhookDelivery | None:
                                                            WebhookDelivery.partner_id == partner_id))
 
 
-def failed_deliveries(partner_id: int) -> tuple[int, list[WebhookDelivery]]:
-    """How many of the partner's deliveries failed for good, and the newest of them (a page)."""
-    failed = WebhookDelivery.partner_id == partner_id, WebhookDelivery.status == "failed"
+def failed_deliveries(partner_id: int, livemode: bool | None = None) -> tuple[int, list[WebhookDelivery]]:
+    """How many of the partner's deliveries (of one mode's keys, when given) failed for good, and the newest of
+    them (a page)."""
+    failed = (*webhooks.deliveries_of(partner_id, livemode), WebhookDelivery.status == "failed")
     count = db.session.scalar(select(func.count()).select_from(WebhookDelivery).where(*failed))
     newest = db.session.scalars(select(WebhookDelivery).where(*failed).order_by(WebhookDelivery.pk.desc())
                                 .limit(DELIVERIES_PER_PAGE)).all() if count else []
     return count, list(newest)
 
 
-def redeliver_all_failed(partner_id: int) -> int:
-    """A new round for every failed delivery of the partner, of both modes; returns how many."""
-    return webhooks.redeliver_failed(partner_id, datetime(1970, 1, 1, tzinfo=UTC))
+def redeliver_all_failed(partner_id: int, livemode: bool | None = None) -> int:
+    """A new round for every failed delivery of the partner (of one mode's keys, when given); returns how many."""
+    return webhooks.redeliver_failed(partner_id, datetime(1970, 1, 1, tzinfo=UTC), livemode=livemode)
 
 
 class NoWebhookUrl(Exception):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import smtplib
 import ssl
+import threading
 from email.message import EmailMessage
 
 from flask import current_app, url_for
@@ -55,7 +56,8 @@ def user_for(token: str) -> User | None:
 
 
 def send_link(email: str) -> None:
-    """Email a reset link to the account with this address, if there is one (and say nothing either way)."""
+    """Email a reset link to the account with this address, if there is one (and say nothing either way). The
+    email leaves from a thread of its own, so the answer takes as long whether or not the address has an account."""
     user = find_user(email)
     if user is None or user.disabled_at is not None or user.invite_token_hash is not None:
         return
@@ -68,12 +70,18 @@ def send_link(email: str) -> None:
         f"Someone asked to reset the password of {user.email} for the {user.partner.name} partner portal.\n\n"
         f"To choose a new password, open this link within an hour:\n\n{link_for(user)}\n\n"
         "It works once. If you did not ask for it, ignore this email: your password stays as it is.\n")
+    settings = {name: config.get(name) for name in ("MAIL_SERVER", "MAIL_PORT", "MAIL_USE_TLS", "MAIL_USERNAME",
+                                                    "MAIL_PASSWORD")}
+    threading.Thread(target=_deliver, args=(settings, message), name="password-reset-mail", daemon=True).start()
+
+
+def _deliver(settings: dict, message: EmailMessage) -> None:
     try:
-        with smtplib.SMTP(config["MAIL_SERVER"], config["MAIL_PORT"], timeout=10) as smtp:
-            if config.get("MAIL_USE_TLS"):
+        with smtplib.SMTP(settings["MAIL_SERVER"], settings["MAIL_PORT"], timeout=10) as smtp:
+            if settings["MAIL_USE_TLS"]:
                 smtp.starttls(context=ssl.create_default_context())
-            if config.get("MAIL_USERNAME"):
-                smtp.login(config["MAIL_USERNAME"], config.get("MAIL_PASSWORD") or "")
+            if settings["MAIL_USERNAME"]:
+                smtp.login(settings["MAIL_USERNAME"], settings["MAIL_PASSWORD"] or "")
             smtp.send_message(message)
     except (OSError, smtplib.SMTPException):
-        log.warning("password reset: could not send the email through %s", config["MAIL_SERVER"], exc_info=True)
+        log.warning("password reset: could not send the email through %s", settings["MAIL_SERVER"], exc_info=True)

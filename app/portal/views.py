@@ -442,7 +442,7 @@ def webhooks():
         items, next_cursor, keys = listings.deliveries_page(partner.id, status, cursor, modes.livemode())
     except ApiError:
         abort(400)
-    failed_count, failed = listings.failed_deliveries(partner.id)
+    failed_count, failed = listings.failed_deliveries(partner.id, modes.livemode())
     return render_template("portal/webhooks.html", deliveries=items, next_cursor=next_cursor, keys=keys,
                            status=status, statuses=listings.DELIVERY_STATUSES, cursor=cursor,
                            failed_count=failed_count, failed=failed)
@@ -460,7 +460,7 @@ def delivery(delivery_id: str):
 @bp.post("/webhooks/redeliver-failed")
 def redeliver_failed():
     """Every failed delivery gets another round (after the partner's receiver was down)."""
-    count = listings.redeliver_all_failed(_partner().id)
+    count = listings.redeliver_all_failed(_partner().id, modes.livemode())
     flash(f"{count} failed deliver{'y is' if count == 1 else 'ies are'} queued for another round of attempts."
           if count else "No delivery has failed; nothing to send again.")
     return redirect(url_for("portal.webhooks"))

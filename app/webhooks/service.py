@@ -17,7 +17,7 @@ from .outbox import notify_sender
 DELIVERY_ID = re.compile(r"[A-Za-z0-9_\-]{1,40}")
 
 
-def _of(partner_id: int, livemode: bool | None):
+def deliveries_of(partner_id: int, livemode: bool | None):
     """The partner's deliveries; of one mode's keys when `livemode` is given (the API: a test key sees
     test deliveries only, a live key live ones; the portal shows both)."""
     conditions = [WebhookDelivery.partner_id == partner_id]
@@ -30,7 +30,7 @@ def _of(partner_id: int, livemode: bool | None):
 def list_deliveries(partner_id: int, limit: int, cursor: str | None, assessment_id: int | None,
                     status: str | None, livemode: bool | None = None) -> tuple[list[WebhookDelivery], str | None]:
     """The partner's deliveries, newest first, optionally for one assessment or in one status."""
-    query = select(WebhookDelivery).where(*_of(partner_id, livemode))
+    query = select(WebhookDelivery).where(*deliveries_of(partner_id, livemode))
     if assessment_id is not None:
         query = query.where(WebhookDelivery.assessment_id == assessment_id)
     if status is not None:
@@ -43,7 +43,7 @@ def redeliver(partner_id: int, delivery_id: str, livemode: bool | None = None) -
     if not DELIVERY_ID.fullmatch(delivery_id):  # Postgres refuses a NUL in a query outright: a 500 otherwise
         raise not_found("No webhook delivery with that id.")
     delivery = db.session.scalar(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id,
-                                                               *_of(partner_id, livemode)))
+                                                               *deliveries_of(partner_id, livemode)))
     if delivery is None:
         raise not_found("No webhook delivery with that id.")
     url = db.session.scalar(select(ApiKey.webhook_url).where(ApiKey.id == delivery.api_key_id))
@@ -76,8 +76,8 @@ def redeliver_failed(partner_id: int, since: datetime, assessment_id: int | None
     one are left failed); returns how many. Each keeps its delivery id."""
     current_url = (select(ApiKey.webhook_url).where(ApiKey.id == WebhookDelivery.api_key_id)
                    .correlate(WebhookDelivery).scalar_subquery())
-    conditions = [*_of(partner_id, livemode), WebhookDelivery.status == "failed", WebhookDelivery.created_at >= since,
-                  current_url.is_not(None), current_url != ""]
+    conditions = [*deliveries_of(partner_id, livemode), WebhookDelivery.status == "failed",
+                  WebhookDelivery.created_at >= since, current_url.is_not(None), current_url != ""]
     if assessment_id is not None:
         conditions.append(WebhookDelivery.assessment_id == assessment_id)
     started = db.session.execute(update(WebhookDelivery).where(*conditions).values(

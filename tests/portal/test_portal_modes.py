@@ -81,3 +81,25 @@ def test_the_usage_page_follows_the_switch(app, signed_in, make_key):
     choose(signed_in, "live", on="/portal/usage")
     usage = signed_in.get("/portal/usage").get_data(as_text=True)
     assert "Test mode," not in usage and "Download CSV" in usage
+
+
+def test_the_failed_deliveries_and_their_send_again_follow_the_switch(app, signed_in, make_key):
+    live = make_key("Acme Security", name="Production")
+    test = make_key("Acme Security", name="Sandbox", livemode=False)
+    with app.app_context():
+        for issued in (live, test):
+            db.session.get(type(issued.key), issued.key.id).webhook_url = "https://hooks.acme.example/"
+            db.session.add(WebhookDelivery(id=f"dlv_failed_{issued.key.id}", partner_id=issued.key.partner_id,
+                                           api_key_id=issued.key.id, assessment_id=1, event="x",
+                                           url="https://hooks.acme.example/", body=b"{}", event_at="x",
+                                           status="failed", attempts=[]))
+        db.session.commit()
+    assert "2 failed deliveries" in signed_in.get("/portal/webhooks").get_data(as_text=True)
+    choose(signed_in, "test", on="/portal/webhooks")
+    page = signed_in.get("/portal/webhooks").get_data(as_text=True)
+    assert "1 failed delivery" in page and f"dlv_failed_{test.key.id}" in page
+    signed_in.post("/portal/webhooks/redeliver-failed",
+                   data={"csrf_token": page_token(signed_in, "/portal/webhooks")})
+    with app.app_context():
+        statuses = {d.api_key_id: d.status for d in db.session.query(WebhookDelivery)}
+    assert statuses == {test.key.id: "pending", live.key.id: "failed"}

@@ -11,6 +11,7 @@ from html import unescape
 import itsdangerous.timed
 
 from tests.portal import PASSWORD, make_user, page_token, sign_in
+from tests.support.processes import wait_until
 from tests.support.smtp import SmtpSink
 
 NEW = "a brand new passphrase for ann"
@@ -39,7 +40,7 @@ def test_a_link_by_email_resets_the_password_once(app_factory, monkeypatch):
         response = ask(client, "ANN@acme.example ")
         assert response.status_code == 303
         assert "a link to choose a new password is on its way" in words(client.get(response.headers["Location"]))
-        [message] = smtp.messages
+        [message] = wait_until(lambda: smtp.messages)     # sent from a thread: the answer never waits for it
         assert message["To"] == "ann@acme.example" and message["From"] == "portal@reports.example"
         path = re.search(r"https?://[^/\s]+(/portal/reset/\S+)", message.get_payload(decode=True).decode()).group(1)
 
@@ -53,10 +54,12 @@ def test_a_link_by_email_resets_the_password_once(app_factory, monkeypatch):
 
         # An unknown email: the same answer, and no email.
         assert ask(app.test_client(), "nobody@acme.example").status_code == 303
+        time.sleep(0.5)
         assert len(smtp.messages) == 1
 
         # A link over an hour old no longer works.
         ask(app.test_client(), "ann@acme.example")
+        wait_until(lambda: len(smtp.messages) == 2)
         late = re.search(r"(/portal/reset/\S+)", smtp.messages[-1].get_payload(decode=True).decode()).group(1)
         later = time.time() + 3601
         monkeypatch.setattr(itsdangerous.timed, "time", type("T", (), {"time": staticmethod(lambda: later)}))
@@ -82,4 +85,6 @@ def test_asking_for_links_is_throttled_per_address(app_factory):
         assert ask(client, "ann@acme.example").status_code == 303
         blocked = ask(client, "ann@acme.example")
         assert blocked.status_code == 429 and "Too many requests from here." in words(blocked)
+        wait_until(lambda: len(smtp.messages) == 2)
+        time.sleep(0.5)
         assert len(smtp.messages) == 2
