@@ -302,6 +302,10 @@ class User(db.Model):
     # A pending invitation: the SHA-256 of the link's token and when it lapses; None once accepted.
     invite_token_hash: Mapped[str | None] = mapped_column(String(64), index=True, unique=True)
     invite_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Two-factor sign-in (app/portal/twofactor.py): the TOTP secret, encrypted like webhook secrets, and the
+    # SHA-256 of each unused recovery code; None while it is off.
+    totp_secret_encrypted: Mapped[str | None] = mapped_column(Text)
+    recovery_code_hashes: Mapped[list[str] | None] = mapped_column(JSON)
 
     partner: Mapped[Partner] = relationship()
 

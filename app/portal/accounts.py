@@ -168,6 +168,11 @@ def accept_invite(user: User, password: str) -> None:
     user.invite_expires_at = None
 
 
+def password_matches(user: User, password: str) -> bool:
+    """Whether this is the user's password (no side effects: no sign-in is recorded)."""
+    return bool(password) and len(password) <= MAX_PASSWORD_LENGTH and _verify(user.password_hash, password)
+
+
 def change_password(user: User, current: str, new: str) -> None:
     """The signed-in user's own change: the current password first; then every session of the user ends (the
     caller signs this browser in again) and the caller commits."""

@@ -56,6 +56,12 @@ def sign_in(user: User) -> None:
     request.environ[_SIGNED_IN_KEY] = True
 
 
+def password_accepted() -> None:
+    """The password was right and a second factor follows: the sign-in throttle does not count this attempt (the
+    code step has a throttle of its own)."""
+    request.environ[_SIGNED_IN_KEY] = True
+
+
 def signed_in_now() -> bool:
     """Whether this request signed a user in (the sign-in throttle counts only the ones that did not)."""
     return has_request_context() and request.environ.get(_SIGNED_IN_KEY) is True

@@ -14,6 +14,7 @@ from ..keys.brand import BrandError
 from ..keys.cli import brand_changes, brand_options
 from ..keys.service import KeyInputError, key_limit, partner_settings, set_brand, set_embed_origins
 from ..models import ApiKey, Partner, User, iso_utc
+from . import sessions, twofactor
 from .accounts import (
     TIERS,
     AccountError,
@@ -124,6 +125,18 @@ def change_password(email, password_stdin):
         raise click.ClickException(str(error)) from None
     db.session.commit()
     click.echo(f"Changed the password of {user.email}.")
+
+
+@users_cli.command("reset-two-factor")
+@click.argument("email")
+def reset_two_factor(email):
+    """Turn a user's two-factor sign-in off (a lost phone and no recovery code left); their sessions end."""
+    user = _load_user(email)
+    twofactor.turn_off(user)
+    sessions.end_all(user.id)
+    db.session.commit()
+    click.echo(f"Two-factor sign-in is off for {user.email}; they sign in with their password and can turn it on "
+               f"again on their account page.")
 
 
 @partners_cli.command("list")

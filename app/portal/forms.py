@@ -93,6 +93,16 @@ class PasswordForm(PortalForm):
         DataRequired("Type the new password again."), EqualTo("new_password", "The two new passwords differ.")])
 
 
+class CodeForm(PortalForm):
+    code = StringField("Code", validators=[DataRequired("Enter the code."), Length(max=40), no_control_characters],
+                       description="The 6-digit code your authenticator app shows, or one of your recovery codes.")
+
+
+class TurnOffForm(PortalForm):
+    current_password = PasswordField("Current password", validators=[DataRequired("Enter your current password."),
+                                                                     Length(max=1024)])
+
+
 class ForgotForm(PortalForm):
     email = EmailField("Email", validators=[DataRequired("Enter your email address."), Length(max=254),
                                             no_control_characters])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 from cryptography.fernet import InvalidToken
 from flask import Blueprint, abort, flash, make_response, redirect, render_template, request, session, url_for
@@ -15,29 +16,45 @@ from ..extensions import db
 from ..keys.brand import BrandError
 from ..keys.crypto import decrypt_secret, encrypt_secret
 from ..keys.service import DEFAULT_TIER, KeyInputError
-from ..models import ApiKey, Partner
+from ..models import ApiKey, Partner, User, utcnow
 from ..webhooks import ping
 from ..webhooks.urls import unresolved_warning
-from . import assessment_page, listings, modes, partner_brand, partner_keys, reset, reveal, usage
+from . import assessment_page, listings, modes, partner_brand, partner_keys, reset, reveal, twofactor, usage
 from .accounts import (
     AccountError,
     authenticate,
     change_password,
     invite_user,
     invited_user,
+    password_matches,
+    session_fingerprint,
     set_password,
     team,
     tiers_up_to,
 )
 from .accounts import accept_invite as accept_invite_password
-from .auth import current_user, safe_next, sign_in, sign_out
-from .forms import AcceptInviteForm, BrandForm, ForgotForm, InviteForm, KeyForm, LoginForm, PasswordForm
+from .auth import current_user, password_accepted, safe_next, sign_in, sign_out
+from .forms import (
+    AcceptInviteForm,
+    BrandForm,
+    CodeForm,
+    ForgotForm,
+    InviteForm,
+    KeyForm,
+    LoginForm,
+    PasswordForm,
+    TurnOffForm,
+)
 
 INVITE_REVEAL = "invite_reveal"   # the new invitation's link, kept (encrypted) for the one page that shows it
+CODES_REVEAL = "codes_reveal"     # new recovery codes, likewise
+TOTP_SETUP = "totp_setup"         # a secret being added to an authenticator app, until a code confirms it
+PENDING_2FA = "pending_2fa"       # a right password waiting for its second factor
+PENDING_SECONDS = 300
 bp = Blueprint("portal", __name__, url_prefix="/portal", static_folder="static", static_url_path="/static")
 
 OPEN_ENDPOINTS = frozenset({"portal.login", "portal.static", "portal.accept_invite", "portal.forgot",
-                            "portal.reset_password"})
+                            "portal.reset_password", "portal.login_code"})
 
 
 @bp.before_request
@@ -95,12 +112,96 @@ def login():
     failed = False
     if form.validate_on_submit():
         user = authenticate(form.email.data, form.password.data)
+        if user is not None and twofactor.is_on(user):
+            # The password was right; the code comes next, within PENDING_SECONDS, on the same browser.
+            session[PENDING_2FA] = {"u": user.id, "f": session_fingerprint(user), "at": int(time.time()),
+                                    "next": destination}
+            password_accepted()
+            db.session.commit()  # a rehashed password
+            return redirect(url_for("portal.login_code"), 303)
         if user is not None:
             sign_in(user)
             db.session.commit()  # last_login_at and the session's row
             return redirect(destination)
         failed = True
     return render_template("portal/login.html", form=form, failed=failed)
+
+
+def pending_user():
+    """The user whose password this browser gave a moment ago, waiting for their second factor."""
+    pending = session.get(PENDING_2FA)
+    if not isinstance(pending, dict) or time.time() - pending.get("at", 0) > PENDING_SECONDS:
+        return None
+    user = db.session.get(User, pending.get("u"))
+    if user is None or user.disabled_at is not None or session_fingerprint(user) != pending.get("f"):
+        return None
+    return user
+
+
+@bp.route("/login/code", methods=["GET", "POST"])
+def login_code():
+    """The second step of a two-factor sign-in: a code from the app, or a recovery code (used up)."""
+    user = pending_user()
+    if user is None:
+        session.pop(PENDING_2FA, None)
+        flash("Sign in again: the code is asked for within five minutes of the password.")
+        return redirect(url_for("portal.login"))
+    form = CodeForm()
+    if form.validate_on_submit():
+        if twofactor.check(user, form.code.data):
+            destination = session[PENDING_2FA].get("next") or url_for("portal.keys")
+            user.last_login_at = utcnow()
+            sign_in(user)
+            db.session.commit()
+            return redirect(safe_next(destination, url_for("portal.keys")), 303)
+        form.code.errors = [*form.code.errors, "That code is not right. Codes change every 30 seconds."]
+    return render_template("portal/login_code.html", form=form)
+
+
+@bp.post("/account/2fa/start")
+def start_two_factor():
+    """A new secret for the authenticator app, kept (encrypted) in the session until a code confirms it."""
+    session[TOTP_SETUP] = encrypt_secret(twofactor.new_secret())
+    return redirect(url_for("portal.confirm_two_factor"), 303)
+
+
+@bp.route("/account/2fa", methods=["GET", "POST"])
+def confirm_two_factor():
+    """Add the secret to an authenticator app, then type one of its codes to turn two-factor sign-in on."""
+    user = current_user()
+    try:
+        secret = decrypt_secret(session.get(TOTP_SETUP) or "", ttl=900)
+    except InvalidToken:
+        return redirect(url_for("portal.account", _anchor="two-factor"))
+    form = CodeForm()
+    if form.validate_on_submit():
+        if twofactor.code_matches(secret, form.code.data):
+            codes = twofactor.turn_on(user, secret)
+            db.session.commit()
+            session.pop(TOTP_SETUP, None)
+            session[CODES_REVEAL] = encrypt_secret(json.dumps(codes))
+            return redirect(url_for("portal.account", _anchor="two-factor"), 303)
+        form.code.errors = [*form.code.errors, "That code is not right: check the app's clock, and type the code "
+                                               "it shows now."]
+    return render_template("portal/two_factor.html", form=form, secret=secret,
+                           uri=twofactor.provisioning_uri(secret, user.email))
+
+
+@bp.post("/account/2fa/off")
+def turn_off_two_factor():
+    """Turning it off takes the current password."""
+    user = current_user()
+    form = TurnOffForm()
+    if form.validate_on_submit():
+        if not password_matches(user, form.current_password.data):
+            form.current_password.errors = [*form.current_password.errors,
+                                            "Your current password is not the one you typed."]
+        else:
+            twofactor.turn_off(user)
+            db.session.commit()
+            flash("Two-factor sign-in is off: your password alone signs you in.")
+            return redirect(url_for("portal.account", _anchor="two-factor"), 303)
+    return account_page(user, off_form=form)
 
 
 @bp.route("/forgot", methods=["GET", "POST"])
@@ -192,18 +293,24 @@ def accept_invite(token: str):
     return render_template("portal/invite.html", form=form, invited=invited)
 
 
-def account_page(user, form=None, invite_form=None, status: int = 200):
-    """The account page with its password form, the team and a just-made invitation's link (shown once)."""
-    reveal_token = session.pop(INVITE_REVEAL, None)
-    shown = None
-    if reveal_token:
-        try:
-            shown = json.loads(decrypt_secret(reveal_token, ttl=300))
-        except InvalidToken:
-            shown = None
+def _revealed(name: str):
+    token = session.pop(name, None)
+    if not token:
+        return None
+    try:
+        return json.loads(decrypt_secret(token, ttl=300))
+    except InvalidToken:
+        return None
+
+
+def account_page(user, form=None, invite_form=None, off_form=None, status: int = 200):
+    """The account page with its password form, two-factor sign-in, the team, and a just-made invitation's link or
+    new recovery codes (each shown once)."""
     return render_template("portal/account.html", form=form or PasswordForm(formdata=None), user=user,
                            invite_form=invite_form or InviteForm(formdata=None), team=team(user.partner_id),
-                           invited=shown), status
+                           invited=_revealed(INVITE_REVEAL), recovery_codes=_revealed(CODES_REVEAL),
+                           off_form=off_form or TurnOffForm(formdata=None), two_factor=twofactor.is_on(user),
+                           codes_left=len(user.recovery_code_hashes or [])), status
 
 
 @bp.route("/account", methods=["GET", "POST"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from flask import Flask, Response, current_app, render_template, request, url_for
+from flask import Flask, Response, current_app, render_template, request, session, url_for
 from flask_limiter import RateLimitExceeded
 from flask_wtf.csrf import CSRFError
 
@@ -19,7 +19,7 @@ from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
 from . import modes
 from .accounts import AccountError, normalize_email
 from .auth import current_user, signed_in_now
-from .forms import ForgotForm, LoginForm, PasswordForm
+from .forms import CodeForm, ForgotForm, LoginForm, PasswordForm
 from .submission import submitted_field
 from .views import account_page, bp
 
@@ -157,6 +157,12 @@ def too_many_sign_ins(_error):
     """The sign-in form again, with how long to wait."""
     wait = retry_after_seconds()
     minutes = max(1, -(-wait // 60))
+    if request.endpoint == "portal.login_code":
+        form = CodeForm(formdata=None)
+        form.form_errors.append(f"Too many wrong codes. Wait {minutes} minute{'s' if minutes != 1 else ''} and try "
+                                f"again.")
+        html = render_template("portal/login_code.html", form=form)
+        return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
     if request.endpoint == "portal.forgot":
         html = render_template("portal/forgot.html", form=ForgotForm(formdata=None), mail=True, wait_minutes=minutes)
         return Response(html, status=429, mimetype="text/html", headers={"Retry-After": str(wait)})
@@ -194,6 +200,11 @@ def _failed_sign_in(response: Response) -> bool:
     return not (signed_in_now() and response.status_code < 400)
 
 
+def _pending_key() -> str:
+    pending = session.get("pending_2fa")
+    return f"portal-login-code:{pending.get('u') if isinstance(pending, dict) else '-'}"
+
+
 def _user_key() -> str:
     user = current_user()
     return f"portal-password-change:{user.id if user else '-'}"
@@ -223,6 +234,10 @@ def limit_sign_in(app: Flask) -> None:
     app.view_functions["portal.forgot"] = limiter.limit(
         lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ADDRESS"], key_func=_address_key, methods=["POST"],
         scope="portal-forgot")(app.view_functions["portal.forgot"])
+    # The second factor: the same per-account budget, counted per user waiting for it.
+    app.view_functions["portal.login_code"] = limiter.limit(
+        lambda: current_app.config["PORTAL_LOGIN_LIMIT_PER_ACCOUNT"], key_func=_pending_key, methods=["POST"],
+        scope="portal-login-code", deduct_when=_failed_change)(app.view_functions["portal.login_code"])
     # The password change checks the current password: the same per-account budget, counted per user.
     account = app.view_functions["portal.account"]
     app.view_functions["portal.account"] = limiter.limit(

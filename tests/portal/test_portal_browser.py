@@ -361,6 +361,9 @@ def visit_every_page(page, live):
     page.locator("a.account__who").click()   # the account, from the bar (on a phone: "Account")
     page.wait_for_url(live.url + "/portal/account")
     yield "account"
+    page.get_by_role("button", name="Turn on two-factor sign-in").click()
+    page.wait_for_url(live.url + "/portal/account/2fa")
+    yield "two-factor-setup"
     page.goto(live.url + "/portal/keys/999999/edit")
     yield "not-found"
     page.goto(live.url + "/portal/nope")  # a URL that matches no route: the portal's layout all the same
@@ -380,7 +383,7 @@ def test_axe_finds_no_violations_and_screenshots(browser, live, app, user, make_
         violations = axe_violations(page, axe_source)
         assert violations == [], f"{name} at {width}px: {violations}"
         shoot(page, name)
-    assert len(seen) == 19 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
+    assert len(seen) == 20 and {"brand", "brand-errors", "assessment", "delivery", "account"} <= set(seen)
     assert watch.foreign(live.url) == []
     # The only console error is the 404 page's own status line.
     assert all("404" in error for error in watch.errors), watch.errors

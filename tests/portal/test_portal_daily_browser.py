@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.portal.test_portal_browser import EMAIL, PARTNER, seed, sign_in
-from tests.support.browser import require_browser
+from tests.support.browser import axe_violations, require_browser
 
 pytestmark = pytest.mark.one_database   # browser flows: SQLite only (see tests/conftest.py)
 
@@ -74,3 +74,29 @@ def test_modes_request_log_invitation_and_a_deliverys_payload(browser, live, app
     expect(other.get_by_role("heading", name="Production")).to_be_visible()
     context.close()
     other.context.close()
+
+
+def test_two_factor_sign_in_in_the_browser(browser, live, app, axe_source):
+    import pyotp
+
+    from tests.portal import make_user
+
+    make_user(app, PARTNER, EMAIL)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    sign_in(page, live)
+    page.wait_for_url(live.url + "/portal/keys")
+    page.get_by_role("link", name="Account").click()
+    page.get_by_role("button", name="Turn on two-factor sign-in").click()
+    secret = page.locator(".totp-secret").inner_text().replace(" ", "")
+    page.get_by_role("textbox", name="Code").fill(pyotp.TOTP(secret).now())
+    page.get_by_role("button", name="Turn on").click()
+    expect(page.locator(".recovery-codes li")).to_have_count(10)
+    page.get_by_role("button", name="Sign out").click()
+    sign_in(page, live)
+    page.wait_for_url(live.url + "/portal/login/code")
+    assert axe_violations(page, axe_source) == []
+    page.get_by_role("textbox", name="Code").fill(pyotp.TOTP(secret).now())
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(live.url + "/portal/keys")
+    context.close()
