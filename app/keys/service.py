@@ -92,15 +92,22 @@ def normalize_origin(origin: str) -> str:
     raise KeyInputError(f"embed origin must look like https://example.com, got {origin!r}")
 
 
-def _validate_webhook_url(url: str | None) -> str | None:
+def _validate_webhook_url(url: str | None, livemode: bool = True) -> str | None:
+    """The URL as stored, checked for form and safety. A live key's must be https (as Stripe's live webhooks): its
+    events name clients and carry the embed tokens. Test keys may use http, and so may a deployment that allows
+    private networks (tests, a private install)."""
     if url is None or url.strip() == "":
         return None
     from ..webhooks.urls import WebhookHostUnresolved, WebhookUrlError, validate_webhook_url
 
+    url = url.strip()
+    if (livemode and url.lower().startswith("http://")
+            and not current_app.config.get("WEBHOOK_ALLOW_PRIVATE_NETWORKS")):
+        raise KeyInputError("a live key's webhook URL must start with https:// (a test key may use http://)")
     try:
-        return validate_webhook_url(url.strip())
+        return validate_webhook_url(url)
     except WebhookHostUnresolved:   # saved all the same: a partner sets the receiver up after the key (see
-        return url.strip()          # webhooks.urls.unresolved_warning); every attempt resolves and checks it again
+        return url                  # webhooks.urls.unresolved_warning); every attempt resolves and checks it again
     except WebhookUrlError as exc:
         raise KeyInputError(str(exc)) from None
 
@@ -127,7 +134,7 @@ def issue_api_key(partner_name: str, *, tier: str = DEFAULT_TIER, rate_limit: in
         raise KeyInputError("partner name must not be empty")
     limit = _limit_for(tier, rate_limit)
     clean_frameworks = [f.strip() for f in frameworks or [] if f.strip()]
-    url = _validate_webhook_url(webhook_url)
+    url = _validate_webhook_url(webhook_url, livemode)
     partner = db.session.scalar(select(Partner).where(Partner.name == partner_name))
     if partner is None:
         partner = Partner(name=partner_name)
@@ -164,7 +171,7 @@ def update_api_key(key: ApiKey, *, tier: str | None = None, rate_limit: int | No
     if frameworks is not None:
         key.frameworks = [f.strip() for f in frameworks if f.strip()]
     if webhook_url is not _UNSET:
-        key.webhook_url = _validate_webhook_url(webhook_url)
+        key.webhook_url = _validate_webhook_url(webhook_url, key.livemode)
     if name is not None:
         key.name = name.strip() or None
     if require_signed_embeds is not None:

@@ -71,3 +71,15 @@ def test_the_cli_saves_it_and_warns_on_stderr(app, runner):
     assert result.exit_code == 0, result.output
     assert f"Warning: {WARNING}" in result.stderr and WARNING not in result.stdout
     assert stored_urls(app) == [LATER]
+
+
+def test_a_live_keys_webhook_url_must_be_https_and_a_test_keys_may_be_http(app, signed_in, runner):
+    refused = key_form(signed_in, webhook_url="http://hooks.acme.example/crs", test_mode="")
+    assert refused.status_code == 200 and "must start with https://" in words(refused)
+    assert stored_urls(app) == []
+    allowed = key_form(signed_in, webhook_url="http://hooks.acme.example/crs", test_mode="y")
+    assert allowed.status_code == 303
+    assert stored_urls(app) == ["http://hooks.acme.example/crs"]
+    result = runner.invoke(args=["keys", "create", "--partner", "Acme Security", "--webhook-url",
+                                 "http://hooks.acme.example/crs"])
+    assert result.exit_code != 0 and "must start with https://" in result.output
