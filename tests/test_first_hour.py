@@ -253,10 +253,13 @@ def test_other_flask_commands_still_load_the_app(tmp_path):
 def test_sign_in_page_says_how_accounts_are_made_here(client, app_factory):
     page = client.get("/portal/login").get_data(as_text=True)
     assert "account manager" not in page
-    assert ("No account yet, or locked out? There is no sign-up here: ask whoever runs Compliance Report Service"
-            " to create your account or to reset your password.") in html.unescape(re.sub(r"\s+", " ", page))
+    words = html.unescape(re.sub(r"\s+", " ", page))
+    assert ("No account yet? There is no sign-up here: ask whoever runs Compliance Report Service, or an owner of"
+            " your company's account, to invite you.") in words
+    assert "Forgot your password? Whoever runs Compliance Report Service sets a new one for you." in \
+        html.unescape(re.sub(r"<[^>]+>", "", words))
     named = app_factory(SERVICE_NAME="Acme <Reports>").test_client().get("/portal/login").get_data(as_text=True)
-    assert "ask whoever runs Acme &lt;Reports&gt; to create your account" in named
+    assert "ask whoever runs Acme &lt;Reports&gt;, or an owner" in named
 
 
 # 6. The demo key's secrets
