@@ -176,7 +176,7 @@ def password_matches(user: User, password: str) -> bool:
 def change_password(user: User, current: str, new: str) -> None:
     """The signed-in user's own change: the current password first; then every session of the user ends (the
     caller signs this browser in again) and the caller commits."""
-    if not current or len(current) > MAX_PASSWORD_LENGTH or not _verify(user.password_hash, current):
+    if not password_matches(user, current):
         raise AccountError("your current password is not the one you typed")
     if new == current:
         raise AccountError("the new password must differ from the current one")

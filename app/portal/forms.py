@@ -114,7 +114,9 @@ class InviteForm(PortalForm):
                        description="They get a link to choose their password; they see and manage everything you do.")
 
 
-class AcceptInviteForm(PortalForm):
+class ChoosePasswordForm(PortalForm):
+    """A password chosen at an invitation or a reset link."""
+
     new_password = PasswordField("Choose a password", validators=[
         DataRequired("Choose a password."),
         Length(min=MIN_PASSWORD_LENGTH, max=1024, message=f"Use {MIN_PASSWORD_LENGTH} to 1,024 characters.")],

@@ -35,8 +35,8 @@ from .accounts import (
 from .accounts import accept_invite as accept_invite_password
 from .auth import current_user, password_accepted, safe_next, sign_in, sign_out
 from .forms import (
-    AcceptInviteForm,
     BrandForm,
+    ChoosePasswordForm,
     CodeForm,
     ForgotForm,
     InviteForm,
@@ -224,20 +224,27 @@ def reset_password(token: str):
         return render_template("portal/error.html", status=404, title="This link does not work",
                                message="It was used already, or it is more than an hour old. Ask for a new one on "
                                        "the sign-in page."), 404
-    form = AcceptInviteForm()
+    return _choose_password(user, set_password, "Your password is changed, and you are signed in. Every other "
+                            "browser signed in as you is signed out.", heading="Choose a new password",
+                            lede="Every other browser signed in as you is signed out.")
+
+
+def _choose_password(user, apply, welcome: str, **page):
+    """The password form of an invitation or a reset link: `apply(user, password)`, then sign in (post/redirect/
+    get); the form again with the reason on its field otherwise."""
+    form = ChoosePasswordForm()
     if form.validate_on_submit():
         try:
-            set_password(user, form.new_password.data)
+            apply(user, form.new_password.data)
         except AccountError as error:
             db.session.rollback()
             form.new_password.errors = [*form.new_password.errors, _sentence(error)]
         else:
             sign_in(user)
             db.session.commit()
-            flash("Your password is changed, and you are signed in. Every other browser signed in as you is signed "
-                  "out.")
+            flash(welcome)
             return redirect(url_for("portal.keys"), 303)
-    return render_template("portal/reset.html", form=form, user=user)
+    return render_template("portal/choose_password.html", form=form, user=user, **page)
 
 
 @bp.post("/logout")
@@ -278,19 +285,11 @@ def accept_invite(token: str):
         return render_template("portal/error.html", status=404, title="This invitation does not work",
                                message="It was used already, or it is more than a week old, or it was mistyped. Ask "
                                        "whoever invited you for a new one."), 404
-    form = AcceptInviteForm()
-    if form.validate_on_submit():
-        try:
-            accept_invite_password(invited, form.new_password.data)
-        except AccountError as error:
-            db.session.rollback()
-            form.new_password.errors = [*form.new_password.errors, _sentence(error)]
-        else:
-            sign_in(invited)
-            db.session.commit()
-            flash(f"Welcome. You are signed in as {invited.email} for {invited.partner.name}.")
-            return redirect(url_for("portal.keys"), 303)
-    return render_template("portal/invite.html", form=form, invited=invited)
+    return _choose_password(invited, accept_invite_password,
+                            f"Welcome. You are signed in as {invited.email} for {invited.partner.name}.",
+                            heading=f"Join {invited.partner.name}",
+                            lede="You were invited to the partner portal. Choose a password to sign in; this link "
+                                 "then stops working.")
 
 
 def _revealed(name: str):
