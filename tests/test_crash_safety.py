@@ -51,6 +51,14 @@ def stall(fake_openai) -> None:
     fake_openai.hang_for.add("cfo")
 
 
+def warm(base: str, auth: dict) -> None:
+    """One run written to the end, so the process has negotiated the server's response format: until then
+    its calls wait for the first one (app/generation/negotiation.py), and a first call that is a stalled
+    CFO report would hold every run back for the stall's minute."""
+    response = requests.post(f"{base}/api/v1/assessments/{submit(base, auth)}/generate", headers=auth, timeout=60)
+    assert response.status_code == 200
+
+
 def submit(base: str, auth: dict) -> int:
     response = requests.post(f"{base}/api/v1/assessments", json=submission(), headers=auth, timeout=10)
     assert response.status_code == 201
@@ -66,6 +74,7 @@ def test_runs_of_a_killed_server_end_with_their_webhook_and_free_the_partner(ser
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = start_service(env, port)
+    warm(base, auth)
     stall(fake_openai)    # the runs are mid-way when the server dies
     cut: list = []
     try:
