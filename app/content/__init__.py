@@ -160,6 +160,7 @@ class Topic:
     liability: str
     effort_not_met: tuple[int, int]
     effort_partial: tuple[int, int]
+    chart_label: str = ""   # the area's name where a chart has little room ("Patching and malware")
     phrases: tuple[tuple[str, int], ...] = ()   # weighted word starts / phrases for titles (a stem weighs 1)
 
 

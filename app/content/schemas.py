@@ -103,6 +103,7 @@ class FactSchema(Schema):
 
 class TopicSchema(Schema):
     label = fields.String(required=True, validate=_text)
+    chart_label = fields.String(required=True, validate=validate.Length(min=2, max=22))   # a chart row's name
     stems = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
                         validate=validate.Length(min=1))
     absent = Text(required=True)

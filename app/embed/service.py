@@ -21,6 +21,7 @@ from ..catalog import CATEGORIES, METHODOLOGY_BY_ID, PERSONA_BY_ID, PERSONAS
 from ..extensions import db
 from ..keys.brand import accent_as_text, text_on
 from ..models import ApiKey, Assessment, EmbedPage, Partner, Report
+from . import charts
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class Header:
     show_methodology: bool = False        # the key lets its clients see the methodology's name
     score_before_text: str | None = None  # the client's earlier assessment's score, when this one is compared with it
     since: str | None = None              # what moved since then, in words: "2 met now, 1 worse, 1 new"
+    area_chart: Markup | None = None      # the status of each area, as inline SVG (app/embed/charts.py)
+    score_chart: Markup | None = None     # the score at this and the linked earlier assessments, when linked
 
 
 def _valid_token(token: str) -> bool:
@@ -179,7 +182,10 @@ def header_for(assessment: Assessment) -> Header:
         methodology_label=methodology.label if methodology else None,
         generated_on=generated_on, generated_iso=generated_iso, status=assessment.status,
         test_mode=not assessment.livemode, show_methodology=show_methodology,
-        score_before_text=_score_before(assessment.change), since=since_last(assessment.change))
+        score_before_text=_score_before(assessment.change), since=since_last(assessment.change),
+        area_chart=charts.area_chart(charts.areas_of(assessment)),
+        score_chart=charts.score_chart(charts.score_history(assessment)) if assessment.previous_assessment_id
+        else None)
 
 
 # The change counts (app/progress.py) as the summary card says them, in this order; a zero is left out.

@@ -76,7 +76,7 @@ def since_last(r: Reading) -> str | None:
         shown = [r.ref(index[x]) for x in ids[:limit]] + ([f"{len(ids) - limit} more"] if len(ids) > limit else [])
         return join(shown)
 
-    score = f"the score moved from {change['scoreBefore']:.0f} % to {change['scoreAfter']:.0f} %"
+    score = f"the score moved from {change['scoreBefore']:g} % to {change['scoreAfter']:g} %"
     counts = [f"{change[k]} {k}" for k in ("closed", "improved", "regressed", "new") if change.get(k)]
     tally = join(counts) if counts else "no requirement changed status"
     if r.p.id in TREND_READERS:

@@ -133,6 +133,55 @@ def _check_claims(text: str, r: Reading, errors: list[str]) -> None:
         errors.append("tells the reader none of the open work is theirs, but they have open items")
 
 
+# What a report says of the client's earlier assessment (issue 34) is checked against the stored change as
+# statuses are against the requirements: a sentence that speaks of the earlier assessment may give the score
+# before and after, counts and the requirements that moved only as the change holds them.
+EARLIER = re.compile(r"\b(?:since|at|in|than) the (?:last|previous|prior|earlier) assessment\b|\blast time\b"
+                     r"|\b(?:the|its|your) (?:previous|prior|earlier) assessment\b", re.I)
+SCORE_MOVE = re.compile(r"\bfrom (\d+(?:\.\d+)?) ?% to (\d+(?:\.\d+)?) ?%")
+MOVE_COUNTS = (("closed", re.compile(r"\b(\d+) closed\b")), ("improved", re.compile(r"\b(\d+) improved\b")),
+               ("regressed", re.compile(r"\b(\d+) regressed\b")), ("new", re.compile(r"\b(\d+) new\b")),
+               ("dropped", re.compile(r"\b(\d+) dropped\b")),
+               ("stillOpen", re.compile(r"\b(\d+) (?:was|were) open then\b|\b(\d+) (?:still open|open still)\b")))
+# A clause about one kind of move names only requirements that moved so; (ids it may name, the move in words).
+MOVES = (
+    (re.compile(r"\b(?:worse|regressed|slipped|deteriorated)\b", re.I), ("regressedIds",), "worse"),
+    (re.compile(r"\b(?:better|improved|closed|now met)\b", re.I), ("closedIds", "improvedIds"), "better"),
+    (re.compile(r"\b(?:still open|open still|open then|remained open|remains open)\b", re.I), ("stillOpenIds",),
+     "open in both"),
+    (re.compile(r"\bnew since\b|\bnewly (?:assessed|added)\b", re.I), ("newIds",), "new"),
+)
+
+
+def _check_change(text: str, r: Reading, errors: list[str]) -> None:
+    change = r.f.change
+    sentences = [s for s in SENTENCE.split(text) if EARLIER.search(s)]
+    if not change:
+        if sentences:
+            errors.append("speaks of an earlier assessment, but this one is compared with none")
+        return
+    for sentence in sentences:
+        for m in SCORE_MOVE.finditer(sentence):
+            before, after = float(m.group(1)), float(m.group(2))
+            if abs(before - change["scoreBefore"]) > .5 or abs(after - change["scoreAfter"]) > .5:
+                errors.append(f"gives the score as moving from {m.group(1)} % to {m.group(2)} %, but it moved from "
+                              f"{change['scoreBefore']:g} % to {change['scoreAfter']:g} %")
+        for key, pattern in MOVE_COUNTS:
+            for m in pattern.finditer(sentence):
+                n = int(next(g for g in m.groups() if g))
+                if n != (change.get(key) or 0):
+                    errors.append(f"counts {n} {key} since the last assessment, but there are {change.get(key) or 0}")
+        for clause in sentence.split(";"):
+            moves = [(keys, words) for pattern, keys, words in MOVES if pattern.search(clause)]
+            if len(moves) != 1:
+                continue
+            keys, words = moves[0]
+            allowed = {x for key in keys for x in change.get(key) or ()}
+            for rid, _ in _named(clause, r):
+                if rid not in allowed:
+                    errors.append(f"calls {rid} {words} since the last assessment, but it is not")
+
+
 def check_report(content: dict, r: Reading) -> None:
     """Raise ReportInconsistency listing every disagreement between the report and its selection."""
     errors: list[str] = []
@@ -141,6 +190,7 @@ def check_report(content: dict, r: Reading) -> None:
     joined = "\n".join(texts)
     _check_statuses(joined, r, errors)
     _check_claims(joined, r, errors)
+    _check_change(joined, r, errors)
     if not r.all_met:
         for rid, status in _named(content.get("callToAction", ""), r):
             if status == "met":

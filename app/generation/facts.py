@@ -27,6 +27,16 @@ OPEN_STATUSES = ("not_met", "partially_met")
 DEFAULT_ORGANIZATION = "the organization"
 
 
+def requirement_topics(pack: Framework | None, ref: str, title: str) -> tuple[str, ...]:
+    """A requirement's topics, main topic first: from its id in the framework's pack, else from its title."""
+    return (pack.topics_of_id(ref) if pack else ()) or load().topics_of_title(title)
+
+
+def main_topic(topics: tuple[str, ...]) -> str:
+    """The area a requirement's work belongs to: its first topic; one placed nowhere is governance work."""
+    return topics[0] if topics else "governance"
+
+
 @dataclass(frozen=True)
 class RequirementFact:
     id: str
@@ -151,14 +161,12 @@ class AssessmentFacts:
     @cached_property
     def topics(self) -> tuple[tuple[str, ...], ...]:
         """Each requirement's topics, main topic first: from its framework id, else from its title."""
-        pack, content = self.framework_pack, load()
-        return tuple((pack.topics_of_id(r.id) if pack else ()) or content.topics_of_title(r.title)
-                     for r in self.requirements)
+        return tuple(requirement_topics(self.framework_pack, r.id, r.title) for r in self.requirements)
 
     @cached_property
     def main_topics(self) -> tuple[str, ...]:
         """Each requirement's main topic (its first); one the topics place nowhere is governance work."""
-        return tuple(ts[0] if ts else "governance" for ts in self.topics)
+        return tuple(main_topic(ts) for ts in self.topics)
 
     @cached_property
     def infos(self) -> tuple[dict | None, ...]:

@@ -75,6 +75,10 @@ Behaviours (attributes, all put back by `reset()`), in order of precedence:
   first cited requirement with a wrong status (in ``citedRequirements`` and in its bullet); these
   three combine. `contradict_for`: every attempt adds "Every requirement in scope is met" to the first
   section (a claim the statuses contradict); `contradict_once_for`: on a first attempt only.
+- A prompt line ``Since the client's previous assessment (say this, and nothing more about the change): <text>``
+  puts ``<text>`` into the first section, as a well-behaved model repeats it. `misreport_change_for`: every
+  attempt adds a sentence giving the score as moving "from 12 % to 97 %" since the last assessment (wrong
+  for any change, and wrong where there is no earlier assessment at all).
 - `hang_for`: replaces the `latency` wait with `hang_seconds`; combines with the others.
 - `slots` (None: no limit): at most that many chat requests are worked on (wait out their latency
   or hang) at once; the others queue in arrival order, and a request's latency counts from when it
@@ -126,6 +130,8 @@ _OPEN_RE = re.compile(r"^[ \t]*Open requirements in the reader's topics[^:\n]*:[
 # "<id> (<STATUS>)" items separated by commas; an id may have spaces and parentheses ("Art. 32(1)(a)").
 _OPEN_ITEM_RE = re.compile(rf"(?:^|,)[ \t]*([^,\n]+?)[ \t]*\(({_STATUS})\)(?=[ \t]*(?:,|$))", re.IGNORECASE)
 RETRY_PREFIX = "That answer cannot be stored:"
+CHANGE_PREFIX = "Since the client's previous assessment (say this, and nothing more about the change): "
+MISREPORTED_CHANGE = "Since the last assessment, the score moved from 12 % to 97 %."
 MAX_CITED = 3
 
 # Status as the prompt writes it -> as the answer cites it; its words in prose; a wrong one for it.
@@ -228,6 +234,16 @@ def open_requirements_of(body: Any) -> list[tuple[str, str]]:
             items = _OPEN_ITEM_RE.findall(lines[-1])
             return list({rid.strip(): _STATUS_IDS[status.upper()] for rid, status in items}.items())
     return []
+
+
+def change_of(body: Any) -> str | None:
+    """The prompt's sentence on the change since the client's previous assessment, which a well-behaved
+    answer repeats; None when the prompt has none (a first assessment)."""
+    for text in reversed(_prompt_texts(body)):
+        for line in text.splitlines():
+            if line.startswith(CHANGE_PREFIX):
+                return line[len(CHANGE_PREFIX):].strip()
+    return None
 
 
 def cited_for(body: Any) -> list[tuple[str, str]]:
@@ -623,6 +639,10 @@ class _Handler(BaseHTTPRequestHandler):
             report = report_for(persona, role, methodology_of(body), self._citations(owner, body, persona))
             if persona in owner.contradict_for or (persona in owner.contradict_once_for and not is_retry(body)):
                 report["sections"][0]["paragraphs"].append("Every requirement in scope is met, so nothing is open.")
+            if (change := change_of(body)) is not None:
+                report["sections"][0]["paragraphs"].append(change)
+            if persona in owner.misreport_change_for:
+                report["sections"][0]["paragraphs"].append(MISREPORTED_CHANGE)
             if _format_type(body) in ("json_schema", "json_object"):
                 content = json.dumps(report)
             else:  # plain text: the object in a fence between two sentences, as small local models write
@@ -686,6 +706,7 @@ class FakeOpenAIServer:
         self.wrong_status_for: set[str] = set()
         self.contradict_for: set[str] = set()
         self.contradict_once_for: set[str] = set()
+        self.misreport_change_for: set[str] = set()
         self.fail_all_status: int | None = None
         self.reject_json_schema: int | None = None
         self.reject_json_object: bool = False
@@ -770,6 +791,7 @@ class FakeOpenAIServer:
         self.wrong_status_for.clear()
         self.contradict_for.clear()
         self.contradict_once_for.clear()
+        self.misreport_change_for.clear()
         self.fail_all_status = None
         self.reject_json_schema = None
         self.reject_json_object = False
