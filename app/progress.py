@@ -63,6 +63,34 @@ def _keyed(pack: Framework | None, rows) -> dict[str, tuple[str, str]]:
     return keyed
 
 
+def _renumbering(pack: Framework) -> dict[str, tuple[str, ...]]:
+    """The pack's earlier-edition ids as requirement keys -> the keys of the ids they became."""
+    return {requirement_key(pack, old): tuple(requirement_key(pack, new) for new in news)
+            for old, news in pack.renumbered.items()}
+
+
+def _in_earlier_edition(renumbering: dict, keyed: dict) -> bool:
+    return bool(keyed) and 2 * sum(key in renumbering for key in keyed) > len(keyed)
+
+
+def _renumbered(pack: Framework | None, was: dict, now: dict) -> tuple[dict, dict[str, tuple[str, ...]]]:
+    """The earlier assessment's rows keyed as the later one's ids, when it was written in an edition the pack
+    renumbered (ISO/IEC 27001:2013) and the later one is not: a control that became several counts under each;
+    several that became one count as one, with the lowest status among them. Also: key -> the keys each of the
+    earlier assessment's own ids is compared under (for what was dropped)."""
+    renumbering = _renumbering(pack) if pack is not None and pack.renumbered else {}
+    if not renumbering or not _in_earlier_edition(renumbering, was) or _in_earlier_edition(renumbering, now):
+        return was, {key: (key,) for key in was}
+    merged: dict[str, tuple[str, str]] = {}
+    under: dict[str, tuple[str, ...]] = {}
+    for key, (ref, status) in was.items():
+        under[key] = renumbering.get(key, (key,))
+        for new in under[key]:
+            if new not in merged or RANK[status] < RANK[merged[new][1]]:
+                merged[new] = (merged[new][0] if new in merged else ref, status)
+    return merged, under
+
+
 def compute_change(pack: Framework | None, before: list[tuple[str, str]], after: list[tuple[str, str]],
                    score_before: float, score_after: float, before_created_at) -> dict:
     """What changed from the earlier assessment's (id, status) pairs to the later one's.
@@ -70,9 +98,11 @@ def compute_change(pack: Framework | None, before: list[tuple[str, str]], after:
     closed: open (not met or partly met) -> met; improved: not met -> partly met; regressed: met or partly met ->
     anything lower; new / dropped: only in the later / earlier one; stillOpen: open in both (so an improved
     item, and one that went from partly met to not met, is also still open). Ids are as the later assessment
-    writes them, but dropped ones as the earlier did.
+    writes them, but dropped ones as the earlier did. An earlier assessment in ISO/IEC 27001:2013 ids is compared
+    with a later one in 2022 ids through the pack's renumbering (`_renumbered`).
     """
-    was, now = _keyed(pack, before), _keyed(pack, after)
+    now = _keyed(pack, after)
+    was, under = _renumbered(pack, _keyed(pack, before), now)
     ids: dict[str, list[str]] = {"closed": [], "improved": [], "regressed": [], "new": [], "stillOpen": []}
     for key, (ref, status) in now.items():
         if key not in was:
@@ -87,7 +117,7 @@ def compute_change(pack: Framework | None, before: list[tuple[str, str]], after:
             ids["regressed"].append(ref)
         if earlier in OPEN and status in OPEN:
             ids["stillOpen"].append(ref)
-    dropped = [ref for key, (ref, _) in was.items() if key not in now]
+    dropped = [ref for key, (ref, _) in _keyed(pack, before).items() if not any(k in now for k in under[key])]
     return {
         "closed": len(ids["closed"]), "improved": len(ids["improved"]), "regressed": len(ids["regressed"]),
         "new": len(ids["new"]), "dropped": len(dropped), "stillOpen": len(ids["stillOpen"]),

@@ -88,6 +88,8 @@ class Framework:
     tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
     tier_note: str = ""         # what the tiers mean, with its source
     first_topics: tuple[str, ...] = ()   # topics that lead the work plan for this framework
+    # An earlier edition's ids (normal form) -> the ids they became; compared across editions (app/progress.py)
+    renumbered: dict = field(default_factory=dict, hash=False, compare=False)
 
     def normal_id(self, ref: str) -> str:
         """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
@@ -472,7 +474,8 @@ def _framework(data: dict) -> Framework:
                      data_generic=data["data_generic"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
-                     tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]))
+                     tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]),
+                     renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()})
 
 
 def _files(root: Path, folder: str) -> list[Path]:

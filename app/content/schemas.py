@@ -211,6 +211,11 @@ class FrameworkSchema(Schema):
     # starting `id_prefix` count; `also` names what the audit covers beyond the catalogue when no id of it is given.
     catalogue = fields.Nested(CatalogueSchema, load_default=None)
     schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
+    # An earlier edition's ids and the ids each became (ISO/IEC 27001:2013 -> 2022), both in normal form.
+    renumbered_from = fields.String(load_default="", validate=validate.Length(max=80))
+    renumbered = fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=40)),
+                             values=fields.List(fields.String(validate=validate.Length(min=1, max=40)),
+                                                validate=validate.Length(min=1)), load_default=dict)
     requirements = fields.Dict(keys=fields.String(), values=fields.Nested(RequirementInfoSchema),
                                load_default=dict)
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=3))

@@ -283,3 +283,41 @@ def test_concurrent_submissions_for_one_client_link_by_id_order(app, client, aut
         made = sorted((a["id"], a["previousAssessmentId"]) for a in answers)
         assert len(made) == 3, answers
         assert made[0][1] is None and made[1][1] == made[0][0] and made[2][1] == made[1][0], made
+
+
+# ------------------------------------------------------------------ ISO/IEC 27001:2013 ids -> 2022 ids
+
+ISO_2013 = reqs(("A.12.4.1", "not_met"), ("A.12.4.3", "met"), ("A.9.2.4", "partially_met"), ("A.18.2.3", "met"),
+                ("A.11.1.4", "not_met"), ("A.7.2.2", "not_met"))
+ISO_2022 = reqs(("A.8.15", "met"), ("A.5.17", "partially_met"), ("A.8.8", "not_met"), ("A.5.36", "met"),
+                ("A.5.7", "not_met"), ("A.6.3", "not_met"))
+
+
+def test_a_client_moved_from_the_2013_to_the_2022_edition_is_compared_control_by_control(client, auth):
+    """Event logging and the protection of logs (12.4.1, 12.4.3) became one control, 8.15, open while either was;
+    compliance reviews (18.2.3) became 5.36 and 8.8; 11.1.4 (external threats) became 7.5, not assessed now."""
+    first = submit(client, auth, requirements=ISO_2013, framework="ISO/IEC 27001:2013")
+    second = submit(client, auth, requirements=ISO_2022, framework="ISO/IEC 27001:2022")
+    assert second["previousAssessmentId"] == first["id"]
+    change = second["change"]
+    assert (change["closedIds"], change["regressedIds"], change["newIds"], change["droppedIds"],
+            change["stillOpenIds"]) == (["A.8.15"], ["A.8.8"], ["A.5.7"], ["A.11.1.4"], ["A.5.17", "A.6.3"])
+
+
+def test_two_assessments_in_2013_ids_compare_id_by_id():
+    pack = load().framework_for("ISO 27001")
+    before = [("A.12.4.1", "not_met"), ("A.12.4.3", "met")]
+    after = [("A.12.4.1", "met"), ("A 12.4.3", "not_met")]
+    change = progress.compute_change(pack, before, after, 50, 50, None)
+    assert (change["closedIds"], change["regressedIds"], change["droppedIds"]) == (["A.12.4.1"], ["A 12.4.3"], [])
+
+
+def test_the_renumbering_covers_every_2013_control_and_reaches_only_2022_controls():
+    pack = load().framework_for("ISO 27001")
+    assert len(pack.renumbered) == 114
+    targets = {new for news in pack.renumbered.values() for new in news}
+    controls = {ref for ref in pack.requirements if ref.startswith("a.")}
+    assert len(controls) == 93 and targets <= controls
+    # The controls new in the 2022 edition are the ones no 2013 control became (ISO/IEC 27002:2022, Annex B).
+    assert sorted(controls - targets) == sorted(["a.5.7", "a.5.23", "a.5.30", "a.7.4", "a.8.9", "a.8.10", "a.8.11",
+                                                 "a.8.12", "a.8.16", "a.8.23", "a.8.28"])
