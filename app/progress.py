@@ -17,13 +17,13 @@ import json
 import re
 from functools import lru_cache
 
-from sqlalchemy import ColumnElement, and_, select, update
+from sqlalchemy import ColumnElement, and_, delete, select, update
 
 from .content import Framework, load
 from .errors import ApiError
 from .extensions import db
 from .keys.auth import AuthenticatedKey
-from .models import Assessment, IdempotencyKey, Partner, Requirement, WebhookDelivery, iso_utc
+from .models import Assessment, EmbedPage, IdempotencyKey, Partner, Requirement, WebhookDelivery, iso_utc
 
 FIELD = "previousAssessmentId"
 OPEN = frozenset({"not_met", "partially_met"})
@@ -182,6 +182,34 @@ def link(key: AuthenticatedKey, assessment: Assessment, previous_id: int | None)
                                        assessment.compliance_score, previous.created_at)
 
 
+MAX_HISTORY = 8   # earlier assessments walked back for how long an item has been open
+
+
+def open_since_by_id(framework: str, previous_id: int | None, change: dict | None) -> dict[str, str]:
+    """Each requirement open in this assessment and the one before it (`stillOpenIds`, as this one writes them) ->
+    the date of the earliest assessment of the unbroken run of linked ones in which it was open: the earlier
+    assessment's own `change` says what was open in both it and the one before it, and so on back. An erased
+    assessment ends the run (its successor's `openSince` is null), so nothing of it is read."""
+    if not change or not change.get("openSince"):
+        return {}
+    pack = load().framework_for(framework)
+    since = dict.fromkeys(change.get("stillOpenIds") or (), change["openSince"])
+    running = {requirement_key(pack, ref): ref for ref in since}
+    for _ in range(MAX_HISTORY):
+        row = db.session.execute(select(Assessment.previous_assessment_id, Assessment.change)
+                                 .where(Assessment.id == previous_id)).first() if previous_id is not None else None
+        if row is None or not row.change or not row.change.get("openSince"):
+            break
+        theirs = {requirement_key(pack, ref) for ref in row.change.get("stillOpenIds") or ()}
+        running = {key: ref for key, ref in running.items() if key in theirs}
+        if not running:
+            break
+        for ref in running.values():
+            since[ref] = row.change["openSince"]
+        previous_id = row.previous_assessment_id
+    return since
+
+
 # ------------------------------------------------------------------------------------------------ erasure
 
 def unlink_from(key: AuthenticatedKey, erased_id: int) -> list[tuple[int, dict | None]]:
@@ -213,7 +241,16 @@ def _scrubbed(body: bytes | None, erased_id: int) -> bytes | None:
 
 def forget_erased(unlinked: list[tuple[int, dict | None]], erased_id: int) -> None:
     """After erasing an assessment: take what described it out of the changes of the ones it was unlinked from,
-    and out of their stored webhook bodies and idempotent answers (a redelivery or replay says it no more)."""
+    and out of their stored webhook bodies and idempotent answers (a redelivery or replay says it no more); and
+    drop the stored pages of every later assessment down their links, whose score-over-time chart drew it."""
+    frontier = {assessment_id for assessment_id, _ in unlinked}
+    later = set(frontier)
+    while frontier:
+        frontier = set(db.session.scalars(select(Assessment.id).where(
+            Assessment.previous_assessment_id.in_(frontier)))) - later
+        later |= frontier
+    if later:
+        db.session.execute(delete(EmbedPage).where(EmbedPage.assessment_id.in_(later)))
     for assessment_id, change in unlinked:
         if change is not None:
             db.session.execute(update(Assessment).where(Assessment.id == assessment_id)

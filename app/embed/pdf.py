@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import logging
 import threading
 import time
@@ -26,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..extensions import db
 from ..models import Assessment, EmbedPdf, Report
-from . import printing, service
+from . import charts, printing, service
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,11 @@ def _fingerprint(assessment: Assessment, reports: list[Report], scope: str) -> s
     brand = service.brand_for(assessment.partner)
     parts = [scope, service.page_version(), assessment.display_name or "", assessment.framework, assessment.industry,
              repr(brand), f"methodology:{service.shows_methodology(assessment)}",
-             *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports)]
+             *(f"{r.persona}:{r.generated_at and r.generated_at.isoformat()}" for r in reports),
+             # What the card says of earlier assessments, which erasing one of them changes (app/progress.py).
+             json.dumps(assessment.change, sort_keys=True),
+             *(f"{p.score}@{p.on.isoformat()}" for p in (charts.score_history(assessment)
+                                                          if assessment.previous_assessment_id else ()))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

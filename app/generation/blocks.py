@@ -59,49 +59,98 @@ TREND_CLAUSE = {   # what the trend means for the reader, where it differs
 }
 
 
+def _day(iso: str) -> str:
+    d = date.fromisoformat(iso[:10])
+    return f"{d.day} {d:%B %Y}"
+
+
 def since_last(r: Reading) -> str | None:
     """What changed since the client's previous assessment, as this reader weighs it; None without one. Nothing is
-    said that the stored change does not hold."""
+    said that the stored change (and, for items open longer, the earlier assessments' own changes) does not hold:
+    what moved is named, a change in what was assessed is said, and improved items are not filed as unchanged."""
     change = r.f.change
     if not change:
         return None
-    when = ""
-    if change.get("openSince"):
-        d = date.fromisoformat(change["openSince"][:10])
-        when = f" ({d.day} {d:%B %Y})"
+    when = f" ({_day(change['openSince'])})" if change.get("openSince") else ""
     index = {req.id.strip(): i for i, req in enumerate(r.f.requirements)}
+    improved = set(change.get("improvedIds") or ())
 
-    def named(*keys: str, limit: int = 3) -> str:
-        ids = [x for key in keys for x in change.get(key) or () if x in index]
+    def named(ids, limit: int = 6) -> str:
+        ids = [x for x in ids if x in index]
         shown = [r.ref(index[x]) for x in ids[:limit]] + ([f"{len(ids) - limit} more"] if len(ids) > limit else [])
         return join(shown)
 
+    def ids(*keys: str) -> list[str]:
+        return [x for key in keys for x in change.get(key) or () if x in index]
+
+    stuck = [x for x in ids("stillOpenIds") if x not in improved]     # open then, and no better now
     score = f"the score moved from {change['scoreBefore']:g} % to {change['scoreAfter']:g} %"
     counts = [f"{change[k]} {k}" for k in ("closed", "improved", "regressed", "new") if change.get(k)]
     tally = join(counts) if counts else "no requirement changed status"
+    extra = " ".join(x for x in (_scope(change, named, ids), _stalled(change, named, index)) if x)
+    extra = f" {extra}" if extra else ""
     if r.p.id in TREND_READERS:
         n = change.get("stillOpen") or 0
         still = f"; {n} {'was' if n == 1 else 'were'} open then and {'is' if n == 1 else 'are'} open still" if n else ""
-        return f"Since the last assessment{when}, {score}: {tally}{still}{TREND_CLAUSE.get(r.p.id, '')}."
+        worse = f" Worse than then: {named(ids('regressedIds'))}." if change.get("regressed") else ""
+        return f"Since the last assessment{when}, {score}: {tally}{still}{TREND_CLAUSE.get(r.p.id, '')}.{worse}{extra}"
     if r.p.id in NEGLECT_READERS:
-        if not change.get("stillOpen"):
-            return f"Since the last assessment{when}, {score}, and nothing open then is open still."
-        return (f"Open at the last assessment{when} and open still: {named('stillOpenIds')}; a gap left open across "
-                f"two assessments is the kind a regulator or a claimant reads as known and not acted on.")
+        if not change.get("stillOpen") and not change.get("regressed"):
+            return f"Since the last assessment{when}, {score}, and nothing open then is open still.{extra}"
+        parts = []
+        if stuck:
+            parts.append(f"open at the last assessment{when} and no better now: {named(stuck)}")
+        if improved & set(ids("stillOpenIds")):
+            parts.append(f"better but still open: {named(ids('improvedIds'))}")
+        if change.get("regressed"):
+            parts.append(f"worse than then: {named(ids('regressedIds'))}")
+        return (cap("; ".join(parts)) + "; a gap left open across assessments is the kind a regulator, an auditor or "
+                "a claimant reads as known and not acted on." + extra)
     if r.p.id in EVIDENCE_READERS:
         parts = [f"since the last assessment{when}, {score}"]
         if change.get("closed") or change.get("improved"):
-            parts.append(f"recorded as better: {named('closedIds', 'improvedIds')}, each to be evidenced as "
+            parts.append(f"recorded as better: {named(ids('closedIds', 'improvedIds'))}, each to be evidenced as "
                          f"operating")
         if change.get("regressed"):
-            parts.append(f"worse: {named('regressedIds')}")
-        return cap("; ".join(parts)) + "."
+            parts.append(f"worse: {named(ids('regressedIds'))}")
+        return cap("; ".join(parts)) + "." + extra
     parts = []
     if change.get("regressed"):
-        parts.append(f"worse than at the last assessment{when}: {named('regressedIds')}")
-    if change.get("stillOpen"):
-        parts.append(f"open then and still open: {named('stillOpenIds')}")
-    return cap("; ".join(parts)) + "." if parts else f"Since the last assessment{when}, {tally}."
+        parts.append(f"worse than at the last assessment{when}: {named(ids('regressedIds'))}")
+    if improved & set(ids("stillOpenIds")):
+        parts.append(f"better but still open: {named(ids('improvedIds'))}")
+    if stuck:
+        parts.append(f"open then and no better now: {named(stuck)}")
+    if parts:
+        return cap("; ".join(parts)) + "." + extra
+    return f"Since the last assessment{when}, {tally}.{extra}"
+
+
+def _scope(change, named, ids) -> str:
+    """That the two scores cover different requirements, when they do: what is new, and how many are no longer
+    assessed. Those are counted, never named: their ids are the earlier assessment's, and once it is erased
+    nothing of it may survive in these reports beyond the counts (app/progress.py)."""
+    new, dropped = ids("newIds"), change.get("dropped") or 0
+    if not new and not dropped:
+        return ""
+    parts = []
+    if new:
+        parts.append(f"{named(new)} {'is' if len(new) == 1 else 'are'} assessed for the first time")
+    if dropped:
+        parts.append(f"{dropped} requirement{'s' if dropped != 1 else ''} assessed last time "
+                     f"{'is' if dropped == 1 else 'are'} not assessed now")
+    return f"The two scores do not cover the same requirements: {join(parts)}."
+
+
+def _stalled(change, named, index) -> str:
+    """The open items open at every assessment for longer than the last one: since when, earliest first."""
+    last = change.get("openSince")
+    by_date: dict[str, list[str]] = {}
+    for ref, since in (change.get("openSinceById") or {}).items():
+        if last and since and since < last and ref in index:
+            by_date.setdefault(since, []).append(ref)
+    return " ".join(f"Open at every assessment since {_day(since)}: {named(refs)}."
+                    for since, refs in sorted(by_date.items()))
 
 
 def assumption(r: Reading) -> Output:

@@ -147,9 +147,10 @@ MOVE_COUNTS = (("closed", re.compile(r"\b(\d+) closed\b")), ("improved", re.comp
 MOVES = (
     (re.compile(r"\b(?:worse|regressed|slipped|deteriorated)\b", re.I), ("regressedIds",), "worse"),
     (re.compile(r"\b(?:better|improved|closed|now met)\b", re.I), ("closedIds", "improvedIds"), "better"),
-    (re.compile(r"\b(?:still open|open still|open then|remained open|remains open)\b", re.I), ("stillOpenIds",),
-     "open in both"),
-    (re.compile(r"\bnew since\b|\bnewly (?:assessed|added)\b", re.I), ("newIds",), "new"),
+    (re.compile(r"\b(?:still open|open still|open then|remained open|remains open|no better now)\b", re.I),
+     ("stillOpenIds",), "open in both"),
+    (re.compile(r"\bnew since\b|\bnewly (?:assessed|added)\b|\bassessed for the first time\b", re.I), ("newIds",),
+     "new"),
 )
 
 

@@ -15,6 +15,7 @@ from flask import current_app, g
 from sqlalchemy import bindparam, func, insert, not_, select, update
 from sqlalchemy.exc import InterfaceError, OperationalError, SQLAlchemyError
 
+from .. import progress
 from ..assessments import assessment_record, get_assessment, new_token, owned_by, running_claim
 from ..catalog import PERSONAS
 from ..database import discard_session
@@ -201,7 +202,9 @@ def load_facts(assessment_id: int) -> AssessmentFacts:
                            day_rate=row.day_rate, currency=row.currency or "USD",
                            as_of=row.created_at.date() if row.created_at else None,
                            # once the earlier assessment is erased, the next generation leaves the change out
-                           change=row.change if row.previous_assessment_id is not None else None)
+                           change={**row.change, "openSinceById": progress.open_since_by_id(
+                               row.framework, row.previous_assessment_id, row.change)}
+                           if row.change and row.previous_assessment_id is not None else None)
 
 
 def fan_out(pool: ThreadPoolExecutor, engine: ReportEngine, facts: AssessmentFacts, methodology: str,

@@ -119,12 +119,19 @@ def test_three_quarters_counts_parts_card_charts_pdf_and_webhook(client, series)
     assert f"Since the last assessment (15 June 2026), the score moved from {before} % to {after} %: 1 closed, " \
            f"1 regressed and 1 new; 2 were open then and are open still" in board
     assert "what stayed open carries into this budget" in part("cfo")
+    assert "Worse than then: Information security in supplier relationships (A.5.19)." in board
+    # What was assessed changed (A.7.4 left, A.5.30 came), and A.8.8 has been open since the first quarter.
+    assert "The two scores do not cover the same requirements: ICT readiness for business continuity (A.5.30) is " \
+           "assessed for the first time and 1 requirement assessed last time is not assessed now." in board
+    assert "Open at every assessment since 16 March 2026: Management of technical vulnerabilities (A.8.8)." in board
     admin = part("network_admin")
-    assert "Worse than at the last assessment" in admin and "(A.5.19" in admin and "still open" in admin
+    assert "Worse than at the last assessment (15 June 2026): Information security in supplier relationships " \
+           "(A.5.19)" in admin
+    assert "open then and no better now: Logging (A.8.15" in admin
     auditor = part("external_auditor")
     assert "recorded as better: Information backup (A.8.13" in auditor and "worse: " in auditor
     counsel = part("general_counsel")
-    assert "Open at the last assessment (15 June 2026) and open still" in counsel and "(A.8.8" in counsel
+    assert "Open at the last assessment (15 June 2026) and no better now: " in counsel and "(A.8.8" in counsel
     assert "last assessment" not in words(client.get(view_path(results[0], "board_member")).get_data(as_text=True))
 
     # The card: the score before and after, the counts, and the two charts with their words.
@@ -169,6 +176,17 @@ def test_three_quarters_counts_parts_card_charts_pdf_and_webhook(client, series)
     assert "Suppliers and vendors" in cover and "Mar 2026" in cover and "Sep 2026" in cover
     single = " ".join(" ".join(pdf_text(client.get(view_path(results[2], "cfo") + ".pdf").data)).split())
     assert "Backup and recovery" in single and "what stayed open carries into this budget" in single
+
+    # Erasing the first quarter takes it out of the third's chart, on the page and in the PDF printed before.
+    assert client.delete(f"/api/v1/assessments/{first['id']}", headers=auth).status_code == 204
+    trend = svg(client.get(view_path(results[2], "board_member")).get_data(as_text=True), "chart--trend")
+    assert "March 2026" not in trend and f"{second['complianceScore']:g}% in June 2026" in trend
+    cover = " ".join(pdf_text(client.get(embed_path(third) + ".pdf").data)[0].split())
+    assert "Mar 2026" not in cover and "Jun 2026" in cover and "Sep 2026" in cover
+    # ... and from what the next generation says of how long items have been open.
+    assert client.post(f"/api/v1/assessments/{third['id']}/generate", headers=auth).status_code == 200
+    board = part("board_member")
+    assert "Since the last assessment (15 June 2026)" in board and "March 2026" not in board
 
 
 def test_more_than_nine_areas_keep_the_eight_with_most_open_work_and_sum_the_rest(client, auth):

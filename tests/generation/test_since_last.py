@@ -45,7 +45,8 @@ def test_each_reader_sees_the_change_as_they_weigh_it(client, auth, quarters):
     assert "what stayed open carries into this budget" in cfo
     admin = first_section(client, auth, second, "network_admin")
     assert "Worse than at the last assessment" in admin and "Information backup (A 8.13" in admin
-    assert "open then and still open: Policies for information security (A.5.1" in admin
+    assert "open then and no better now: Policies for information security (A.5.1" in admin
+    assert "Management of technical vulnerabilities (A.8.8) is assessed for the first time" in admin
     auditor = first_section(client, auth, second, "external_auditor")
     assert "recorded as better: Access control (A.5.15" in auditor and "each to be evidenced as operating" in auditor
     counsel = first_section(client, auth, second, "general_counsel")
