@@ -92,8 +92,10 @@ def since_last(r: Reading) -> str | None:
     if r.p.id in TREND_READERS:
         n = change.get("stillOpen") or 0
         still = f"; {n} {'was' if n == 1 else 'were'} open then and {'is' if n == 1 else 'are'} open still" if n else ""
-        worse = f" Worse than then: {named(ids('regressedIds'))}." if change.get("regressed") else ""
-        return f"Since the last assessment{when}, {score}: {tally}{still}{TREND_CLAUSE.get(r.p.id, '')}.{worse}{extra}"
+        moved = "".join(f" {words}: {named(ids(key))}." for key, words in (("closedIds", "Closed since then"),
+                                                                         ("regressedIds", "Worse than then"))
+                        if ids(key))
+        return f"Since the last assessment{when}, {score}: {tally}{still}{TREND_CLAUSE.get(r.p.id, '')}.{moved}{extra}"
     if r.p.id in NEGLECT_READERS:
         if not change.get("stillOpen") and not change.get("regressed"):
             return f"Since the last assessment{when}, {score}, and nothing open then is open still.{extra}"
@@ -309,6 +311,10 @@ def _listed(r: Reading, indices: list[int]) -> list[str]:
 DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner", "general_counsel"})
 # Frameworks whose result is a document customers and acquirers read (attestation, certificate, ROC/SAQ):
 # there finance and the owner are told too.
+# A decision to accept a risk rather than fix it ("accepts it with a written reason", "formal risk acceptance",
+# "exceptions to accept"), not evidence or an action plan someone accepts.
+RISK_ACCEPTANCE = re.compile(r"\baccepts?\b.*\b(?:transfer|insur)|\b(?:transfer|insur)\w*\b.*\baccept|risk acceptance"
+                             r"|exceptions to accept")
 ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials", "tisax"})
 
 
@@ -657,12 +663,12 @@ def evidence(r: Reading) -> Output:
 
 def decisions(r: Reading) -> Output:
     items = [cap(r.fill(d)) for d in (r.p.decisions_clean if r.all_met else r.p.decisions)]
-    if r.framework and r.framework.key in ATTESTED:
-        # Under an attested framework a risk accepted or insured is still an open item in what customers read.
+    if r.framework and (r.framework.accepted_gap or r.framework.key in ATTESTED):
+        # What accepting a risk means under the framework: under an attested one it is still an open item in what
+        # customers read; under HIPAA a required specification cannot be accepted at all.
         gap = r.fill(r.framework.accepted_gap) if r.framework.accepted_gap else \
             f"under {r.slots['framework']} an accepted or insured gap still shows in the assessor's report"
-        items = [f"{d}, knowing that {gap}" if re.search(r"\baccept", d) and re.search(r"transfer|insur", d) else d
-                 for d in items]
+        items = [f"{d}, knowing that {gap}" if RISK_ACCEPTANCE.search(d) else d for d in items]
     lead = {"decision_maker": "Yours to decide:" if r.all_met else "Yours to decide, item by item:",
             "operator": "Sign-offs to secure:" if r.all_met else "Sign-offs to secure before the work starts:",
             "outside_reader": "Points for your own judgement:"}[r.relation]

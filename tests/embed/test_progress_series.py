@@ -119,7 +119,8 @@ def test_three_quarters_counts_parts_card_charts_pdf_and_webhook(client, series)
     assert f"Since the last assessment (15 June 2026), the score moved from {before} % to {after} %: 1 closed, " \
            f"1 regressed and 1 new; 2 were open then and are open still" in board
     assert "what stayed open carries into this budget" in part("cfo")
-    assert "Worse than then: Information security in supplier relationships (A.5.19)." in board
+    assert "Closed since then: Information backup (A.8.13). Worse than then: Information security in supplier " \
+           "relationships (A.5.19)." in board
     # What was assessed changed (A.7.4 left, A.5.30 came), and A.8.8 has been open since the first quarter.
     assert "The two scores do not cover the same requirements: ICT readiness for business continuity (A.5.30) is " \
            "assessed for the first time and 1 requirement assessed last time is not assessed now." in board

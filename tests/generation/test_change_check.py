@@ -137,3 +137,33 @@ def test_what_the_change_contradicts_is_caught(sentence, why):
 def test_a_first_assessment_may_not_speak_of_an_earlier_one():
     assert "compared with none" in problems("The score is higher than at the last assessment.", change=None)
     assert problems("Each control was tested since the last restore test.", change=None) == ""
+
+
+# ------------------------------------------------------------------ what accepting a risk means (issue 28)
+
+def decisions_of(framework: str, persona: str, requirements) -> list[str]:
+    """The bullets that speak of accepting, in the reports of every methodology (not all list decisions)."""
+    from app.catalog import METHODOLOGIES
+    from app.generation.template_engine import TemplateEngine
+
+    facts = AssessmentFacts(framework=framework, industry="Dental practice", has_policy=True, display_name=None,
+                            requirements=tuple(requirements))
+    return [b for m in METHODOLOGIES for s in TemplateEngine().write(facts, persona, m.id)["sections"]
+            for b in s["bullets"] if "accept" in b]
+
+
+HIPAA_OPEN = [{"id": "164.312(b)", "title": "Audit controls", "status": "not_met"},
+              {"id": "164.308(a)(5)(ii)(A)", "title": "Security reminders", "status": "partially_met"}]
+
+
+@pytest.mark.parametrize("persona", ["compliance_officer", "ciso", "cfo", "risk_manager"])
+def test_a_hipaa_reader_offered_risk_acceptance_is_told_a_required_specification_cannot_be_accepted(persona):
+    """Readers found a compliance officer invited to accept required HIPAA specifications as risks: under 45 CFR
+    164.306(d) only an addressable one may be met otherwise or documented as not reasonable and appropriate."""
+    decided = [d for d in decisions_of("HIPAA", persona, HIPAA_OPEN) if d.startswith("Decide")]
+    assert decided, persona
+    for decision in decided:
+        if any(w in decision for w in ("risk acceptance", "or accept it", "accepts it", "exceptions to accept",
+                                       "residual risks")):
+            assert "a required implementation specification must be implemented" in decision, decision
+            assert "(45 CFR 164.306(d))" in decision
