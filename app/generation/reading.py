@@ -69,8 +69,12 @@ WHOLE_SCOPE = frozenset({"board_member", "ceo_president", "cfo", "coo", "general
 POLICY_FIRST = frozenset({"small_business_owner", "ceo_president", "general_counsel", "compliance_officer",
                           "internal_auditor", "external_auditor"})
 # Readers who own nothing day to day and so are never named as a topic's owner.
+# Readers never named as the owner of others' open items: they answer for the outcome, judge it from outside, or
+# (sales, marketing) carry its consequences to buyers and the public without running any control: readers found
+# "Restricts the transmission ... of information" (SOC 2 CC6.7) handed to "the sales director".
 NOT_OWNERS = frozenset({"board_member", "ceo_president", "cfo", "coo", "general_counsel", "small_business_owner",
-                        "investor", "insurance_underwriter", "external_auditor"})
+                        "investor", "insurance_underwriter", "external_auditor", "sales_director",
+                        "marketing_director"})
 ALLOT_ORDER = ("External", "Executive", "Management", "Business", "Operational")
 # Who reads what a subject means in the client's industry first: those who act on it (the owner before all).
 INDUSTRY_ORDER = ("Operational", "Management", "Business", "Executive", "External")

@@ -286,3 +286,21 @@ def test_a_defined_term_is_spelled_out_once_and_abbreviated_after():
     for persona in ("general_counsel", "small_business_owner", "ciso"):
         written = text(ENGINE.write(physio, persona, "spin"))
         assert written.count("electronic protected health information (ePHI)") <= 1, persona
+
+
+def test_open_work_is_never_handed_to_the_sales_or_marketing_director():
+    """A SOC 2 network admin read "Three more open items sit with ..., the sales director and ..." for data in
+    transit (CC6.7): sales and marketing carry the consequences to buyers, they run no control."""
+    facts = AssessmentFacts.from_submission({
+        "framework": "SOC 2", "industry": "Freight brokerage", "policy": "YES", "requirements": [
+            {"id": "CC6.7", "title": "Restricts the transmission, movement and removal of information",
+             "status": "not_met"},
+            {"id": "P4.2", "title": "Retains personal information consistent with objectives", "status": "not_met"},
+            {"id": "CC6.6", "title": "Security measures against threats from outside system boundaries",
+             "status": "partially_met"}]})
+    for persona in PERSONAS:
+        text = str(ENGINE.write(facts, persona.id, "spin"))
+        assert not re.search(r"with the (?:sales|marketing) director|(?:sales|marketing) director owns", text), \
+            persona.id
+    admin = str(ENGINE.write(facts, "network_admin", "spin"))
+    assert "the security architect" in admin
