@@ -81,7 +81,8 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
         # the date an auditor or underwriter needs to place the record (the day the partner submitted it)
         on = f" submitted on {facts.as_of.day} {facts.as_of:%B %Y}" if facts.as_of else ""
         counts = (f"Statuses as recorded by the assessment{on}: {facts.met} met, {facts.partially_met} partly met "
-                  f"and {facts.not_met} not met, of {facts.total}." if facts.open_count else
+                  f"and {facts.not_met} not met, of {facts.total}. The compliance score, {facts.compliance_score:g} %, "
+                  f"counts a met requirement as one and a partly met one as half." if facts.open_count else
                   f"All {facts.total} requirements are recorded as met in the assessment{on}." if facts.total else
                   f"The assessment{on} lists no requirements.")
         return {"heading": APPENDIX_HEADING, "paragraphs": [counts, STATUS_NOTE[relation]]

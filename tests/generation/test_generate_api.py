@@ -85,6 +85,9 @@ def test_the_appendix_dates_the_record_it_reports(client, auth):
     appendix = next(s for s in content["sections"] if s["heading"] == "Appendix: requirements in scope")
     assert appendix["paragraphs"][0].startswith(
         f"Statuses as recorded by the assessment submitted on {day.day} {day:%B %Y}: "), appendix["paragraphs"]
+    # Readers of a later assessment asked what "the score" is: the appendix says how it counts.
+    assert (f"The compliance score, {record['complianceScore']:g} %, counts a met requirement as one and a partly "
+            f"met one as half.") in appendix["paragraphs"][0]
 
 
 def test_display_name_is_used_and_company_id_never(client, auth):
