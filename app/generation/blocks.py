@@ -106,8 +106,9 @@ def since_last(r: Reading) -> str | None:
             parts.append(f"better but still open: {named(ids('improvedIds'))}")
         if change.get("regressed"):
             parts.append(f"worse than then: {named(ids('regressedIds'))}")
-        return (cap("; ".join(parts)) + "; a gap left open across assessments is the kind a regulator, an auditor or "
-                "a claimant reads as known and not acted on." + extra)
+        neglect = ("; a gap left open across assessments is the kind a regulator, an auditor or a claimant reads as "
+                   "known and not acted on") if set(ids("stillOpenIds")) else ""
+        return cap("; ".join(parts)) + neglect + "." + extra
     if r.p.id in EVIDENCE_READERS:
         parts = [f"since the last assessment{when}, {score}"]
         if change.get("closed") or change.get("improved"):

@@ -167,3 +167,13 @@ def test_a_hipaa_reader_offered_risk_acceptance_is_told_a_required_specification
                                        "residual risks")):
             assert "a required implementation specification must be implemented" in decision, decision
             assert "(45 CFR 164.306(d))" in decision
+
+
+def test_counsel_hears_of_neglect_only_when_something_stayed_open():
+    from app.generation.blocks import since_last
+
+    only_worse = {**CHANGE, "closed": 0, "closedIds": [], "new": 0, "newIds": [], "stillOpen": 0, "stillOpenIds": []}
+    said = since_last(reading(only_worse, "general_counsel"))
+    assert said.startswith("Worse than then: Information backup (A.8.13)") and "left open" not in said
+    said = since_last(reading(CHANGE, "general_counsel"))
+    assert "no better now: Policies for information security (A.5.1)" in said and "left open across" in said
