@@ -22,7 +22,7 @@ from ..models import Assessment, Requirement
 
 STATUS_COLOURS = {"met": "#15803d", "partially_met": "#b45309", "not_met": "#b91c1c"}   # the chips' --met etc.
 INK, MUTED, RULE = "#1f2937", "#4b5563", "#d1d5db"
-MAX_AREAS = 9          # board reporting: fewer than ten figures; the smallest areas beyond it become one row
+MAX_AREAS = 9          # board reporting: fewer than ten figures; past it, those with least open work are one row
 MAX_POINTS = 6         # the score over time: this assessment and up to five before it
 OTHER = "Other areas"
 
@@ -61,7 +61,7 @@ class ScorePoint:
 
 def areas_of(assessment: Assessment) -> tuple[Area, ...]:
     """The assessment's requirements counted by their main topic (as the reports file them), the areas with
-    most open work first; beyond MAX_AREAS, the smallest are summed as "Other areas"."""
+    most open work first; beyond MAX_AREAS, those with the least open work are summed as "Other areas"."""
     pack = load().framework_for(assessment.framework)
     topics = load().topics
     counts: dict[str, Area] = {}
