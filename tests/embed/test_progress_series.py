@@ -14,6 +14,7 @@ import pytest
 from app.extensions import db
 from app.models import Assessment
 from tests.embed import embed_path, view_path
+from tests.embed.test_embed_change_marks import words
 from tests.embed.test_embed_pdf import pdf_text
 
 pytestmark = pytest.mark.one_database   # rendering: SQLite only (see tests/conftest.py)
@@ -41,10 +42,6 @@ QUARTERS = [
          (*LOGGING, "partially_met"), (*VULNS, "not_met"), (*CONTINUITY, "not_met")),
 ]
 DATES = [datetime(2026, 3, 16, tzinfo=UTC), datetime(2026, 6, 15, tzinfo=UTC), datetime(2026, 9, 14, tzinfo=UTC)]
-
-
-def words(html: str) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
 
 def svg(html: str, css: str) -> str | None:

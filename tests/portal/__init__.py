@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 
 from app.extensions import db
 from app.portal.accounts import create_user
@@ -44,3 +45,8 @@ def follow(client, response):
     """The page a post/redirect/get POST (a new key, a rotated secret) sends the browser to, with a 303."""
     assert response.status_code == 303, response.status_code
     return client.get(response.headers["Location"])
+
+
+def words(response) -> str:
+    """A page's text as a reader sees it: tags out, entities decoded, runs of whitespace as one space."""
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())

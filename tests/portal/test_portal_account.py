@@ -3,25 +3,11 @@ password, signs out every other browser of the user and keeps this one signed in
 
 from __future__ import annotations
 
-import re
-from html import unescape
-
 import pytest
 
-from tests.portal import PASSWORD, make_user, page_token, sign_in
+from tests.portal import PASSWORD, make_user, page_token, sign_in, words
 
 NEW = "a much longer passphrase for acme"
-
-
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
-
-
-def words(response) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
 
 
 def change(client, current=PASSWORD, new=NEW, again=None):

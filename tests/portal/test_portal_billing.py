@@ -19,13 +19,6 @@ THIS_MONTH = f"{NOW:%Y-%m}"
 LAST_YEAR = datetime(NOW.year - 1, 3, 14, 23, 59, 30, tzinfo=UTC)
 
 
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
-
-
 def text(response) -> str:
     return response.get_data(as_text=True)
 

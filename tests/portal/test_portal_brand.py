@@ -42,13 +42,6 @@ def logo_png(side: int = 64) -> bytes:
 
 
 @pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
-
-
-@pytest.fixture
 def key_id(make_key) -> int:
     return make_key(PARTNER, name="Production").key.id
 

@@ -18,13 +18,6 @@ def text(response) -> str:
     return response.get_data(as_text=True)
 
 
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
-
-
 # --------------------------------------------------------------------------- /portal/usage?month=
 
 @pytest.mark.parametrize("month", [

@@ -3,19 +3,10 @@ every row stays marked."""
 
 from __future__ import annotations
 
-import pytest
-
 from app.extensions import db
 from app.models import WebhookDelivery
 from tests.embed import submit
-from tests.portal import make_user, page_token, sign_in
-
-
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
+from tests.portal import page_token
 
 
 def choose(client, mode: str, on: str = "/portal/assessments"):

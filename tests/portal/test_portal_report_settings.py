@@ -11,7 +11,7 @@ import pytest
 
 from app.extensions import db
 from app.models import ApiKey
-from tests.portal import follow, make_user, page_token, sign_in
+from tests.portal import follow, page_token
 
 DAY_RATE_HINT = ("Reports for the CFO, CEO, board and owner price effort at this rate; without it they use a "
                  "documented default range")
@@ -20,13 +20,6 @@ METHODOLOGY_HINT = "Show the sales methodology's name on report pages and PDFs (
 
 def text(response) -> str:
     return html_module.unescape(response.get_data(as_text=True))
-
-
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
 
 
 @pytest.fixture

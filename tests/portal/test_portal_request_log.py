@@ -4,33 +4,19 @@ pruned to 7 days and a per-key cap."""
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
-from html import unescape
 
-import pytest
 from sqlalchemy import func, select
 
 from app import requests_log
 from app.extensions import db
 from app.models import RequestLog, utcnow
 from tests.embed import submit
-from tests.portal import make_user, sign_in
-
-
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
+from tests.portal import words
 
 
 def bearer(issued) -> dict:
     return {"Authorization": f"Bearer {issued.api_key}"}
-
-
-def words(response) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
 
 
 def test_the_log_shows_each_request_with_its_status_error_code_and_idempotency_key(app, signed_in, make_key):

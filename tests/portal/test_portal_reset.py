@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import re
 import time
-from html import unescape
 
 import itsdangerous.timed
 
-from tests.portal import PASSWORD, make_user, page_token, sign_in
+from tests.portal import PASSWORD, make_user, page_token, sign_in, words
 from tests.support.processes import wait_until
 from tests.support.smtp import SmtpSink
 
 NEW = "a brand new passphrase for ann"
-
-
-def words(response) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
 
 
 def ask(client, email):

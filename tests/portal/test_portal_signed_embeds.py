@@ -6,25 +6,16 @@ from __future__ import annotations
 import html as html_module
 import re
 
-import pytest
-
 from app.extensions import db
 from app.keys.crypto import decrypt_secret
 from app.models import ApiKey
-from tests.portal import follow, make_user, page_token, sign_in
+from tests.portal import follow, page_token
 
 HINT = "Report pages and PDFs open only at links your server signed with the key’s embed secret"
 
 
 def text(response) -> str:
     return html_module.unescape(response.get_data(as_text=True))
-
-
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
 
 
 def post_form(client, path: str, data: dict | None = None, token_from: str | None = None):

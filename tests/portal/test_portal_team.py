@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
-from html import unescape
 
 import pytest
 
 from app.extensions import db
 from app.models import User, utcnow
-from tests.portal import make_user, page_token, sign_in
+from tests.portal import make_user, page_token, sign_in, words
 
 PASSWORD = "another long passphrase here"
 
@@ -21,10 +20,6 @@ def owner(app, client):
     make_user(app)
     assert sign_in(client).status_code == 302
     return client
-
-
-def words(response) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
 
 
 def invite(client, email="bo@acme.example"):

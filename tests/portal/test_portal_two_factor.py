@@ -7,20 +7,8 @@ import re
 from html import unescape
 
 import pyotp
-import pytest
 
-from tests.portal import PASSWORD, make_user, page_token, sign_in
-
-
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
-
-
-def words(response) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
+from tests.portal import PASSWORD, make_user, page_token, sign_in, words
 
 
 def post(client, path, form_page, **data):

@@ -4,34 +4,20 @@ address) is still refused. `.example` names never resolve (RFC 2606)."""
 
 from __future__ import annotations
 
-import re
-from html import unescape
-
 import pytest
 from sqlalchemy import select
 
 from app.extensions import db
 from app.models import ApiKey
-from tests.portal import follow, make_user, page_token, sign_in
+from tests.portal import follow, page_token, words
 
 LATER = "https://hooks.acme.example/crs"
 WARNING = "The webhook host hooks.acme.example does not resolve yet. The URL is saved"
 
 
-@pytest.fixture
-def signed_in(app, client):
-    make_user(app)
-    assert sign_in(client).status_code == 302
-    return client
-
-
 def key_form(client, path="/portal/keys/new", **fields):
     data = {"name": "Production", "tier": "standard", "frameworks": "", "webhook_url": ""}
     return client.post(path, data={**data, **fields, "csrf_token": page_token(client, path)})
-
-
-def words(response) -> str:
-    return " ".join(unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))).split())
 
 
 def stored_urls(app) -> list[str | None]:
