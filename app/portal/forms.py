@@ -80,15 +80,20 @@ class LoginForm(PortalForm):
     password = PasswordField("Password", validators=[DataRequired("Enter your password."), Length(max=1024)])
 
 
+def new_password_field(label: str, missing: str) -> PasswordField:
+    """A password being chosen: its length rule, said in the field's description and in its error."""
+    return PasswordField(label, validators=[
+        DataRequired(missing),
+        Length(min=MIN_PASSWORD_LENGTH, max=1024, message=f"Use {MIN_PASSWORD_LENGTH} to 1,024 characters.")],
+        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few unrelated words make a strong one.")
+
+
 class PasswordForm(PortalForm):
     """The signed-in user's own password change."""
 
     current_password = PasswordField("Current password", validators=[DataRequired("Enter your current password."),
                                                                      Length(max=1024)])
-    new_password = PasswordField("New password", validators=[
-        DataRequired("Choose a new password."),
-        Length(min=MIN_PASSWORD_LENGTH, max=1024, message=f"Use {MIN_PASSWORD_LENGTH} to 1,024 characters.")],
-        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few unrelated words make a strong one.")
+    new_password = new_password_field("New password", "Choose a new password.")
     confirm_password = PasswordField("New password again", validators=[
         DataRequired("Type the new password again."), EqualTo("new_password", "The two new passwords differ.")])
 
@@ -117,10 +122,7 @@ class InviteForm(PortalForm):
 class ChoosePasswordForm(PortalForm):
     """A password chosen at an invitation or a reset link."""
 
-    new_password = PasswordField("Choose a password", validators=[
-        DataRequired("Choose a password."),
-        Length(min=MIN_PASSWORD_LENGTH, max=1024, message=f"Use {MIN_PASSWORD_LENGTH} to 1,024 characters.")],
-        description=f"At least {MIN_PASSWORD_LENGTH} characters; a few unrelated words make a strong one.")
+    new_password = new_password_field("Choose a password", "Choose a password.")
     confirm_password = PasswordField("The password again", validators=[
         DataRequired("Type the password again."), EqualTo("new_password", "The two passwords differ.")])
 
