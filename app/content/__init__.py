@@ -35,6 +35,15 @@ def _words(text: str) -> str:
     return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
 
 
+_MINOR_WORDS = frozenset("a an and for in of on or the to with".split())
+
+
+def _closeness(title: str, other: str) -> float:
+    """Share of the two titles' words they have in common (0 when either is empty)."""
+    a, b = (set(_words(t).split()) - _MINOR_WORDS for t in (title, other))
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
 def _errors(messages: Any, prefix: str = "") -> list[str]:
     if isinstance(messages, dict):
         return [line for key, value in messages.items() for line in _errors(value, f"{prefix}{key}.")]
@@ -88,6 +97,9 @@ class Framework:
     tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
     tier_note: str = ""         # what the tiers mean, with its source
     first_topics: tuple[str, ...] = ()   # topics that lead the work plan for this framework
+    # prefixes partners leave off ("a." for ISO 27001's Annex A, typed "8.15"): tried when the bare id is unknown
+    # or its entry's title is further from the partner's title than the prefixed entry's
+    implied_prefixes: tuple[str, ...] = ()
     # An earlier edition's ids (normal form) -> the ids they became; compared across editions (app/progress.py)
     renumbered: dict = field(default_factory=dict, hash=False, compare=False)
 
@@ -104,9 +116,30 @@ class Framework:
                     break
         return re.sub(r"\s+", "", text)
 
-    def topics_of_id(self, ref: str) -> tuple[str, ...]:
-        """Topics from the id alone: the first scheme whose pattern matches, its longest prefix."""
+    def resolve(self, ref: str, title: str = "") -> str:
+        """The normal id this requirement has in the pack. An id written without an implied prefix is read
+        with it when only that form is known, or when the partner's title is closer to its entry's title:
+        ISO 27001's "6.3 Information security awareness, education and training" is Annex A 6.3, not
+        clause 6.3 (planning of changes); "9.2 Internal audit" stays clause 9.2."""
         rid = self.normal_id(ref)
+        for prefix in self.implied_prefixes:
+            alt = prefix + rid
+            if rid.startswith(prefix) or not self._known(alt):
+                continue
+            if not self._known(rid) or _closeness(title, self._title(alt)) > _closeness(title, self._title(rid)):
+                return alt
+        return rid
+
+    def _known(self, rid: str) -> bool:
+        return rid in self.requirements or any(rid == prefix for s in self.schemes for prefix, _ in s.prefixes)
+
+    def _title(self, rid: str) -> str:
+        return (self.requirements.get(rid) or {}).get("title", "")
+
+    def topics_of_id(self, ref: str, title: str = "") -> tuple[str, ...]:
+        """Topics from the id (and, where an implied prefix is in doubt, the title): the first scheme whose
+        pattern matches, its longest prefix."""
+        rid = self.resolve(ref, title)
         for scheme in self.schemes:
             if not scheme.pattern.match(rid):
                 continue
@@ -116,10 +149,10 @@ class Framework:
                     return topics
         return ()
 
-    def info(self, ref: str) -> dict | None:
+    def info(self, ref: str, title: str = "") -> dict | None:
         """What the pack knows of this id (title, what it obliges, designation), if anything: the id's own
         entry, else its nearest parent's, a bracketed part at a time ("314.4(h)(3)" -> "314.4(h)")."""
-        rid = self.normal_id(ref)
+        rid = self.resolve(ref, title)
         own = rid
         while rid:
             if rid in self.requirements:
@@ -475,6 +508,7 @@ def _framework(data: dict) -> Framework:
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
                      tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]),
+                     implied_prefixes=tuple(p.lower() for p in data["implied_prefixes"]),
                      renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()})
 
 

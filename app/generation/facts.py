@@ -29,7 +29,7 @@ DEFAULT_ORGANIZATION = "the organization"
 
 def requirement_topics(pack: Framework | None, ref: str, title: str) -> tuple[str, ...]:
     """A requirement's topics, main topic first: from its id in the framework's pack, else from its title."""
-    return (pack.topics_of_id(ref) if pack else ()) or load().topics_of_title(title)
+    return (pack.topics_of_id(ref, title) if pack else ()) or load().topics_of_title(title)
 
 
 def main_topic(topics: tuple[str, ...]) -> str:
@@ -172,7 +172,7 @@ class AssessmentFacts:
     def infos(self) -> tuple[dict | None, ...]:
         """What the framework pack knows of each requirement (its entry: what it obliges, its designation)."""
         pack = self.framework_pack
-        return tuple(pack.info(r.id) if pack else None for r in self.requirements)
+        return tuple(pack.info(r.id, r.title) if pack else None for r in self.requirements)
 
     @cached_property
     def subjects(self) -> tuple:

@@ -122,15 +122,11 @@ def _requirement_lines(facts: AssessmentFacts) -> list[str]:
     topics, lines = load().topics, []
     for i, r in enumerate(facts.requirements):
         lines.append(f"- {r.id} | {r.title} | {STATUS_WORDS[r.status]} | {topics[main_topic(facts, i)].label}")
-        asks = _obliges(facts, r.id)
+        info = facts.infos[i]
+        asks = info["obliges"].format_map(slots_for(facts)) if info and info.get("obliges") else None
         if asks:
             lines.append(f"  obliges: {asks}")
     return lines
-
-
-def _obliges(facts: AssessmentFacts, rid: str) -> str | None:
-    info = facts.framework_pack.info(rid) if facts.framework_pack else None
-    return info["obliges"].format_map(slots_for(facts)) if info and info.get("obliges") else None
 
 
 def _reason_lines(r) -> list[str]:

@@ -82,7 +82,7 @@ def tier_ranks(facts: AssessmentFacts) -> list[int]:
     if not pack or not pack.tier_term:
         return [0] * len(facts.requirements)
     rank = {name: n for n, name in enumerate(pack.designations)}
-    return [rank.get((pack.info(r.id) or {}).get("designation", ""), len(rank)) for r in facts.requirements]
+    return [rank.get((info or {}).get("designation", ""), len(rank)) for info in facts.infos]
 
 
 def _work_plan(facts: AssessmentFacts) -> WorkPlan:

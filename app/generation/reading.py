@@ -127,10 +127,12 @@ def _article(word: str) -> str:
 
 # Last words that make a partner's industry text name a kind of organization ("Health care clinic", "Law firm"),
 # not a sector ("Banking", "Medical billing services").
-_ORG_NOUN = re.compile(r"\b(?:agency|authority|bank|business|charity|clinic|co-?op|college|company|contractor|"
-                       r"cooperative|council|credit union|dealer(?:ship)?|department|district|firm|hospital|insurer|"
-                       r"lab(?:oratory)?|manufacturer|non-?profit|office|pharmacy|practice|provider|retailer|school|"
-                       r"shop|startup|store|supplier|university|utility|vendor)s?$", re.I)
+_ORG_NOUN = re.compile(r"\b(?:agency|association|authority|bank|brokerage|business|carrier|centre|center|chain|"
+                       r"charity|clinic|co-?op|college|company|contractor|cooperative|council|credit union|"
+                       r"dealer(?:ship)?|department|district|firm|foundation|group|hospital|hotel|insurer|"
+                       r"lab(?:oratory)?|manufacturer|network|non-?profit|office|partnership|pharmacy|practice|"
+                       r"provider|restaurant|retailer|school|shop|society|startup|store|studio|supplier|trust|"
+                       r"university|utility|vendor)$", re.I)
 
 
 def _an_org(industry: str) -> str:

@@ -68,11 +68,10 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
     """Every requirement in scope with its recorded status, and what an open one asks for where the
     framework pack knows it; the same list in all 25 reports."""
     def build():
-        pack = facts.framework_pack
         bullets, rows = [], []
-        for r in facts.requirements:
+        for r, known in zip(facts.requirements, facts.infos, strict=True):
             line = f"{r.id} {r.title}: {STATUS_WORD[r.status]}".strip()
-            info = pack.info(r.id) if pack and r.status != "met" else None
+            info = known if r.status != "met" else None
             asks = info["obliges"].format_map(slots_for(facts)) if info else None
             if asks:
                 line += f". Asks for {asks}"

@@ -198,6 +198,31 @@ def test_info_by_partner_spelling(key, ref, title):
     assert C.frameworks[key].info(ref)["title"] == title
 
 
+# Partners often type ISO 27001:2022 Annex A controls without their letter; where the number is also a clause of
+# the management system (5.1-5.3, 6.1-6.3, 7.1-7.5, 8.1-8.3), the partner's title says which one is meant.
+@pytest.mark.parametrize("ref,title,entry,topic", [
+    ("6.3", "Information security awareness, education and training", "Information security awareness", "hr"),
+    ("6.3", "Planning of changes", "Planning of changes", "governance"),
+    ("5.1", "Policies for information security", "Policies for information security", "governance"),
+    ("5.1", "Leadership and commitment", "Leadership and commitment", "governance"),
+    ("8.2", "Privileged access rights", "Privileged access rights", "access"),
+    ("8.2", "Information security risk assessment", "Information security risk assessment", "governance"),
+    ("9.2", "Internal audit", "Internal audit", "governance"),
+    ("5.34", "Privacy and protection of PII", "Privacy and protection of PII", "privacy"),
+    ("8.15", "Logging", "Logging", "logging"), ("5.19", "Supplier relationships", "Information security in supplier",
+                                                "vendor"),
+    ("8.13", "", "Information backup", "backup"),   # only Annex A has an 8.13: no title needed
+])
+def test_iso_annex_a_ids_without_their_letter(ref, title, entry, topic):
+    iso = C.frameworks["iso27001"]
+    assert iso.info(ref, title)["title"].startswith(entry)
+    assert iso.topics_of_id(ref, title)[0] == topic
+
+
+def test_iso_bare_clause_id_without_a_title_stays_the_clause():
+    assert C.frameworks["iso27001"].info("6.3")["title"] == "Planning of changes"
+
+
 @pytest.mark.parametrize("key", MINE)
 def test_obliges_completes_it_asks_for(key):
     for rid, info in C.frameworks[key].requirements.items():
