@@ -181,6 +181,7 @@ class Industry:
     facts: tuple[dict, ...]
     subject_notes: dict = field(default_factory=dict, hash=False, compare=False)   # subject id -> sentence
     scenarios: dict = field(default_factory=dict, hash=False, compare=False)   # topic id -> incident clause
+    unless: tuple[str, ...] = ()   # stems that say the text means another sector ("veterinary" for healthcare)
 
 
 @dataclass(frozen=True)
@@ -317,17 +318,22 @@ class Content:
         stems of one, or the start of the words run together
         ("nonprofit" in "Non-Profit"); failing that, a word misspelt by a letter or two ("Helthcare",
         "Logisitics") matches a stem of six letters or more. Nothing else is guessed: an industry no pack
-        knows gets plain wording about the people the organization serves."""
+        knows gets plain wording about the people the organization serves. A pack's `unless` stems rule it out
+        ("Veterinary hospital" is not human healthcare: no patients' protected health information)."""
         words = _words(text or "")
         joined = " " + words.replace(" ", "") + " "
+        ruled_out = {key for key, industry in self.industries.items()
+                     if any(" " + stem in words for stem in industry.unless)}
         # A stem of several words is more specific than any one word, so those are tried first, in every pack:
         # "food bank" is a nonprofit before "bank" makes it a bank.
         for haystack in (words, joined):
             for several in (True, False):
-                for industry in self.industries.values():
+                for key, industry in self.industries.items():
+                    if key in ruled_out:
+                        continue
                     if any(" " + stem in haystack for stem in industry.match if (" " in stem.strip()) == several):
                         return industry
-        return _near_industry(self, words.split())
+        return _near_industry(self, words.split(), ruled_out)
 
     def topics_of_title(self, title: str) -> tuple[str, ...]:
         """The topics a requirement's title is about, main topic first; () when no term matches
@@ -460,12 +466,12 @@ def _edits(a: str, b: str) -> int:
     return prev[-1]
 
 
-def _near_industry(content: Content, words: list[str]) -> Industry | None:
+def _near_industry(content: Content, words: list[str], ruled_out: set[str]) -> Industry | None:
     """A misspelt word whose start is one edit from a stem of six letters or more (two from one of ten or
-    more): the closest such stem's pack, if any."""
+    more): the closest such stem's pack not ruled out, if any."""
     best, best_edits = None, 3
     for word in (w for w in words if len(w) >= 6):
-        for industry in content.industries.values():
+        for industry in (i for key, i in content.industries.items() if key not in ruled_out):
             for stem in industry.match:
                 if len(stem) < 6 or not stem.isalpha():
                     continue
@@ -542,7 +548,7 @@ def load(root: Path = ROOT) -> Content:
                                            data["data"], data["customers"], data["served"],
                                            data["one_served"], data["systems"], data["regulators"],
                                            tuple(data["facts"]), dict(data["subject_notes"]),
-                                           dict(data["scenarios"]))
+                                           dict(data["scenarios"]), tuple(s.lower() for s in data["unless"]))
     subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")),
                              weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")), **entry)
                      for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())

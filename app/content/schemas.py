@@ -238,6 +238,8 @@ class IndustrySchema(Schema):
     name = fields.String(required=True, validate=_text)
     match = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
                         validate=validate.Length(min=1))
+    # stems that, anywhere in the partner's text, mean another sector despite a matching stem
+    unless = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
     data = fields.String(required=True, validate=_text)
     customers = fields.String(required=True, validate=_text)
     # Whom the organization serves, as its own people say it: plural ("patients", "donors and beneficiaries")
