@@ -35,6 +35,8 @@ BLOCKS = ("position", "assumption", "findings", "others", "strengths", "exposure
 SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
                    # "an automotive parts supplier"; what an owner calls the organization ("practice", "business")
                    "a_industry", "business",
+                   # whom a board answers to besides a regulator ("shareholders", "funders and members")
+                   "backers",
                    # what an outside auditor's conclusion rests on, and what an open item makes them decide
                    "audit_conclusion", "audit_stake", "served_and_partners",
                    # the organization by its kind: "a health care clinic" where the industry names one, else

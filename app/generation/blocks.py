@@ -34,6 +34,8 @@ from .reading import (
 from .wording import cap, join, plural
 
 Output = tuple[list[str], list[str]]
+# Readers who verify the control owners' work rather than do it: their key points never call it theirs.
+ASSURANCE_READERS = frozenset({"internal_auditor"})
 FIGURE = re.compile(r"[$€£]\s?\d|EUR \d|\d+(\.\d+)?%")
 # Facts that say what a failure costs or triggers: the only ones an exposure section quotes.
 CONSEQUENCE_KINDS = frozenset({"penalty", "notice", "enforcement", "breach_cost", "breach_cost_global", "ransomware",
@@ -407,7 +409,15 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
     for i in shown:
         why = r.why(i)
         if why is None:
-            bare.append(i)
+            # the reader's own first concern (a privacy officer's "Privacy and protection of PII") is never only
+            # listed: with no reason of this reader's for it, it is said with what the framework asks, and no more
+            core = main_topic(r.f, i) == r.p.topics[0] and r.f.requirements[i].status == "not_met"
+            clause = r.item_clause(i) if core else ""
+            if clause and clause != r.item_clause(i, with_obligation=False):
+                r.argued_items.append(i)
+                sentences.append(cap(clause))
+            else:
+                bare.append(i)
             continue
         r.argued_items.append(i)
         clause = r.item_clause(i, with_obligation=explain and not sentences)
@@ -836,7 +846,8 @@ def _key_points(r: Reading) -> list[str]:
         points.append("First to close: the missing security policy, which gives the other controls their mandate "
                       "and owners")
     elif first is not None:
-        point = f"First to close: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}"
+        verb = "verify" if r.p.id in ASSURANCE_READERS else "close"
+        point = f"First to {verb}: {_brief_ref(r, first)}, {STATUS_WORD[r.f.requirements[first].status]}"
         why = why_first(r.f, first, r.mine_open)
         while len(point + why) > KEY_POINT_MAX and ";" in why:   # a key point stays short: the last reason goes first
             why = why.rsplit(";", 1)[0]
@@ -847,6 +858,9 @@ def _key_points(r: Reading) -> list[str]:
     if r.p.id in MONEY_READERS:
         points.append(f"Cost to close: {days[0]}-{days[1]} person-days, about {money(r.f, days)}, over {last} "
                       f"weeks{when(r.f, last)}")
+    elif r.p.id in ASSURANCE_READERS:   # the control owners do the work; internal audit verifies it independently
+        points.append(f"Owners' work to verify: {days[0]}-{days[1]} person-days, to week {last}{when(r.f, last)} "
+                      "(planning table)")
     elif r.relation == "operator" or not r.whole:
         points.append(f"Your work: {days[0]}-{days[1]} person-days, to week {last}{when(r.f, last)} (planning table)")
     else:

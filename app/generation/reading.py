@@ -120,6 +120,15 @@ def _business_word(industry: str, pack) -> str:
     return "organization" if pack and pack.key in NOT_A_BUSINESS else "business"
 
 
+def _backers(industry: str, pack) -> str:
+    """Whom a board answers to besides a regulator: "funders and members" at a charity, "the public" at a
+    council or school, else "shareholders"."""
+    kind = _business_word(industry, pack)
+    if kind == "organization" and not (pack and pack.key in {"public_sector", "education"}):
+        return "funders and members"
+    return "the public" if kind == "organization" else "shareholders"
+
+
 def _article(word: str) -> str:
     """ "an" before a vowel as written (an ISO 27001, an automotive parts supplier), else "a" (a HIPAA, a SOC 2)."""
     return "an" if word[:1].upper() in "AEIOU" else "a"
@@ -167,6 +176,8 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "one_served": ind.one_served if ind else f"someone {facts.organization} serves",
                 "systems": ind.systems if ind else "the main systems",
                 "business": _business_word(facts.industry, ind),
+                # to whom a board answers besides a regulator: no shareholders at a charity or a council
+                "backers": _backers(facts.industry, ind),
                 # an attestation over a period unless the framework's audit is another kind (ISO certification, PCI ROC)
                 "audit_conclusion": (fw.audit_conclusion if fw and fw.audit_conclusion else AUDIT_CONCLUSION).format(
                     framework=framework, org=facts.organization),

@@ -89,7 +89,7 @@ def test_a_file_named_unlike_its_key_fails(content_copy):
 def test_no_text_field_uses_a_placeholder_outside_the_allowed_set():
     # The schema checks this at load; this pins the set the writers fill, so the two cannot drift.
     assert SLOTS == {"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
-                     "a_industry", "business", "an_org", "audit_conclusion", "audit_stake",
+                     "a_industry", "business", "backers", "an_org", "audit_conclusion", "audit_stake",
                      "served", "served_and_partners", "one_served", "systems"}
     from app.generation.facts import AssessmentFacts
     from app.generation.reading import slots_for
