@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,7 @@ class Framework:
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
     audit_conclusion: str = ""  # what an outside auditor's conclusion rests on, where not an attestation over a period
     audit_stake: str = ""       # what an open item makes that auditor decide
+    audit_period: bool = False  # the audit concludes on a period of operation (SOC 2 Type 2), not as of a date
     accepted_gap: str = ""      # what accepting a risk means for that document, where an open item is not simply shown
     catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also
     data_generic: bool = False  # data_term names the scope, not a kind of data: the industry's words win
@@ -261,6 +262,18 @@ class Persona:
     ask_clean: str
     ask_names_first: bool = True
     measure_topics: tuple[str, ...] = ()
+    # The same fields worded for an audit that concludes as of a date (ISO certification, a PCI DSS ROC, a HIPAA
+    # or CMMC assessment) rather than on a period of operation (a SOC 2 Type 2 report); angles, done and evidence
+    # replace only the topics they name.
+    as_of_date: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def for_audit(self, over_period: bool) -> Persona:
+        """This persona as the framework's audit needs it: itself, or with its `as_of_date` wording."""
+        if over_period or not self.as_of_date:
+            return self
+        changes = {k: (tuple(v) if isinstance(v, list) else {**getattr(self, k), **v} if isinstance(v, dict) else v)
+                   for k, v in self.as_of_date.items()}
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True)
@@ -509,6 +522,7 @@ def _framework(data: dict) -> Framework:
                      _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
+                     audit_period=data["audit_period"],
                      catalogue=data["catalogue"], accepted_gap=data["accepted_gap"],
                      data_generic=data["data_generic"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),

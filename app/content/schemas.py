@@ -195,6 +195,9 @@ class FrameworkSchema(Schema):
     # requirement in place or not). "" for the attestation wording in the external auditor's persona.
     audit_conclusion = Text(load_default="")
     audit_stake = Text(load_default="")
+    # true where the audit concludes on a period of operation (a SOC 2 Type 2 report), not as of a date; "Type 1"
+    # in the partner's framework text still means a date
+    audit_period = fields.Boolean(load_default=False)
     # What accepting a risk instead of closing it means for the document outsiders read ("" for "an accepted or
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")
@@ -354,6 +357,10 @@ class GeneralSchema(Schema):
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
 
 
+AS_OF_DATE_FIELDS = ("summary", "summary_clean", "insight", "outcome", "measures", "decisions", "questions",
+                     "decisions_clean", "questions_clean", "ask", "ask_clean", "angles", "done", "evidence")
+
+
 class PersonaSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(r"^[a-z_]+$"))
     label = fields.String(required=True, validate=_text)
@@ -392,6 +399,8 @@ class PersonaSchema(Schema):
     # for an ask about one workstream ("tier every supplier ...", "approve two legal workstreams ..."), where the
     # first item of the plan is often not one the ask is about
     ask_names_first = fields.Boolean(load_default=True)
+    # wording for an audit that concludes as of a date, not on a period (see `Persona.for_audit`)
+    as_of_date = fields.Dict(keys=fields.String(validate=validate.OneOf(AS_OF_DATE_FIELDS)), load_default=dict)
 
     @validates_schema
     def a_topic_per_measure(self, data, **_):

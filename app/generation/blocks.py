@@ -721,13 +721,15 @@ def coverage(r: Reading) -> Output:
                 # by title and id, met ones too ("met, 164.312(a)(2)(iii)" told an underwriter nothing), without
                 # the designation, so a list of three reads "A (1), B (2) and C (3)" between the statuses' semicolons
                 shown = [_titled(r, i) for i in these[:3]] + ([f"{len(these) - 3} more"] if len(these) > 3 else [])
-                parts.append(f"{STATUS_WORD[status]}, {join(shown)}")
+                parts.append(f"{join(shown)} {STATUS_WORD[status]}")
+        # the statuses first, then why the area weighs in this reader's reading: said as the reading, or, where
+        # no requirement here is about it, as what the record leaves to be asked
+        said = f"{cap(topic.label)}: {'; '.join(parts)}."
         if angled(tid):
-            paras.append(f"{cap(topic.label)}, where {r.stake(topic)}: {'; '.join(parts)}.")
+            paras.append(f"{said} In your reading, {r.stake(topic)}.")
         else:
-            none = "none of these records" if len(ix) > 1 else "it does not record"
-            paras.append(f"{cap(topic.label)}: {'; '.join(parts)}; {none} directly what your reading of the area "
-                         f"turns on, that {r.stake(topic)}.")
+            none = "none of these is" if len(ix) > 1 else "it is not"
+            paras.append(f"{said} What your reading of the area turns on, {none} directly about: {r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in own]
     open_rest = [(topic, ix) for topic, ix in rest if ix]

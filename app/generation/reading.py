@@ -151,9 +151,17 @@ def _an_org(industry: str) -> str:
     return f"{_article(industry)} {industry}" if _ORG_NOUN.search(industry) else f"an organization in {industry}"
 
 
-AUDIT_CONCLUSION = ("An auditor's conclusion on {framework} rests on evidence that controls were suitably designed "
-                    "and, where the engagement covers a period, that they operated throughout it.")
-AUDIT_STAKE = "the auditor has to decide whether the exception affects the opinion and how far testing must widen"
+AUDIT_CONCLUSION = ("An assessor's conclusion on {framework} rests on evidence, from documents, interviews and the "
+                    "assessor's own testing, that each control is in place and working as of the assessment.")
+AUDIT_STAKE = "the assessor has to record it as a finding and decide how far testing must widen"
+_TYPE_1 = re.compile(r"\btype\s*(?:1|i)\b", re.I)
+
+
+def audit_over_period(facts: AssessmentFacts) -> bool:
+    """Whether the framework's audit concludes on a period of operation (a SOC 2 Type 2 report) rather than as of a
+    date (ISO certification, a PCI DSS ROC, a HIPAA or CMMC assessment, a SOC 2 Type 1 report)."""
+    pack = facts.framework_pack
+    return bool(pack and pack.audit_period and not _TYPE_1.search(facts.framework))
 
 
 def slots_for(facts: AssessmentFacts) -> dict[str, str]:
@@ -195,6 +203,7 @@ class Reading:
     """
 
     def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan, methodology: str = "spin"):
+        persona = persona.for_audit(audit_over_period(facts))   # an auditor's words fit the audit's kind
         self.f, self.p, self.plan, self.methodology = facts, persona, plan, methodology
         self.content = load()
         self.relation = persona.relation

@@ -6,6 +6,8 @@ organization in boutique hotel group"; a veterinary group's pets' records became
 
 from __future__ import annotations
 
+import re
+
 from app.generation.facts import AssessmentFacts
 from app.generation.samples import markdown
 from app.generation.template_engine import TemplateEngine
@@ -85,3 +87,18 @@ def test_a_veterinary_group_is_not_told_of_protected_health_information():
     for persona in ("general_counsel", "investor", "ciso"):
         words = text(vet, persona)
         assert "protected health information" not in words and "patients" not in words, persona
+
+
+def test_an_auditor_reads_of_a_period_only_where_the_audit_covers_one():
+    """Panel: a HIPAA auditor read of "the opinion" and "complete populations ... for the whole period"; a PCI DSS
+    assessment concludes as of its date, and so does ISO certification and a SOC 2 Type 1 report."""
+    soc2 = {"companyId": "s-1", "framework": "SOC 2 Type II", "industry": "Freight brokerage", "policy": "YES",
+            "requirements": [_req("CC6.2", "User registration and authorization", "not_met"),
+                             _req("CC7.2", "Monitoring of system components for anomalies", "partially_met"),
+                             _req("CC8.1", "Change management", "met")]}
+    assert "period" in text(soc2, "external_auditor")
+    for framework in ("SOC 2 Type 1", "PCI DSS v4.0.1", "HIPAA Security Rule", "ISO 27001", "HITRUST CSF v11"):
+        words = text({**soc2, "framework": framework}, "external_auditor")
+        assert not re.search(r"\b(?:audit|whole) period\b|(?:across|during|from) the period", words), framework
+        if not framework.startswith("SOC 2"):   # a SOC 2 Type 1 report carries an opinion too (on design)
+            assert "affects the opinion" not in words, framework
