@@ -89,6 +89,7 @@ class Framework:
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
     audit_conclusion: str = ""  # what an outside auditor's conclusion rests on, where not an attestation over a period
     audit_stake: str = ""       # what an open item makes that auditor decide
+    accept_route: str = ""      # the route for a gap where the framework accepts no risk ("Compensate: ...")
     audit_period: bool = False  # the audit concludes on a period of operation (SOC 2 Type 2), not as of a date
     accepted_gap: str = ""      # what accepting a risk means for that document, where an open item is not simply shown
     catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also
@@ -522,7 +523,7 @@ def _framework(data: dict) -> Framework:
                      _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
-                     audit_period=data["audit_period"],
+                     audit_period=data["audit_period"], accept_route=data["accept_route"],
                      catalogue=data["catalogue"], accepted_gap=data["accepted_gap"],
                      data_generic=data["data_generic"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),

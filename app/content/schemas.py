@@ -198,6 +198,8 @@ class FrameworkSchema(Schema):
     # true where the audit concludes on a period of operation (a SOC 2 Type 2 report), not as of a date; "Type 1"
     # in the partner's framework text still means a date
     audit_period = fields.Boolean(load_default=False)
+    # where the framework accepts no risk in place of a requirement, its own route instead of "Accept: in writing"
+    accept_route = Text(load_default="")
     # What accepting a risk instead of closing it means for the document outsiders read ("" for "an accepted or
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")

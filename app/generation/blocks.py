@@ -381,7 +381,10 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
 # under SPIN and another methodology do not read the same sentence.
 PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
                   "{Item}; the reason it counts: {angle}.", "{Item}; in practice, {angle}.")
-PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}."}
+PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}.",
+              # what a control asks of staff is often its burden ("carry a phone or key for every sign-in"): never
+              # a reason ("it is needed because employees must carry a phone")
+              "people": "{Item}; what it asks of staff: {angle}."}
 METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 1, "value_selling": 2,
                "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
 
@@ -426,7 +429,9 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         sub = subjects_of(r.f)[i]
         reason, tid = why[0].rstrip("."), why[1] or (sub.topic if sub else main_topic(r.f, i))
         label = r.content.topics[tid].label
-        if why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
+        if why[2] == "people":
+            form = PLAIN_KIND["people"]
+        elif why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
             form = r.plan.finding_operations if why[2] == "operations" else r.plan.finding_evidence
         elif sentences or label in r.leads or why[2] == "framework":
             # the topic was argued already (by this group's first sentence, or by an earlier group whose requirement
@@ -776,9 +781,11 @@ def alternatives(r: Reading) -> Output:
         return [f"For {topic.label}, two routes:"], [
             "Build: the team does the work", "Buy: a managed service you oversee",
             f"Accept: not open, {r.slots['framework']} requires {'it' if len(required) == 1 else 'these'}"]
+    # where the framework has no risk acceptance (PCI DSS), its own route for a requirement that cannot be met
+    accept = r.fill(r.framework.accept_route) if r.framework and r.framework.accept_route else \
+        "Accept: in writing, with a review date"
     return [f"For {topic.label}, three routes:"], [
-        "Build: the team does the work", "Buy: a managed service you oversee",
-        "Accept: in writing, with a review date"]
+        "Build: the team does the work", "Buy: a managed service you oversee", accept]
 
 
 BLOCKS = {"position": position, "assumption": assumption, "findings": findings, "others": others,

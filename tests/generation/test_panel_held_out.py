@@ -102,3 +102,28 @@ def test_an_auditor_reads_of_a_period_only_where_the_audit_covers_one():
         assert not re.search(r"\b(?:audit|whole) period\b|(?:across|during|from) the period", words), framework
         if not framework.startswith("SOC 2"):   # a SOC 2 Type 1 report carries an opinion too (on design)
             assert "affects the opinion" not in words, framework
+
+
+HOTEL = {"companyId": "h-1", "framework": "PCI DSS v4.0.1", "industry": "Boutique hotel group", "policy": "YES",
+         "requirements": [_req("2.2.2", "Vendor default accounts are managed", "not_met"),
+                          _req("6.4.3", "Payment page scripts are managed", "not_met"),
+                          _req("8.4.2", "MFA for all access into the CDE", "not_met"),
+                          _req("11.3.1", "Internal vulnerability scans performed quarterly", "partially_met"),
+                          _req("12.10.1", "Incident response plan exists", "met")]}
+
+
+def test_what_a_control_asks_of_staff_is_never_given_as_the_reason_it_is_needed():
+    """Panel: "MFA for all access into the CDE (8.4.2) is not met ...; it is needed because employees must carry a
+    phone or key for every sign-in", a burden given as the reason."""
+    from app.catalog import METHODOLOGIES, PERSONAS
+    for methodology in (m.id for m in METHODOLOGIES):
+        for persona in (p.id for p in PERSONAS):
+            words = text(HOTEL, persona, methodology)
+            assert not re.search(r"(?:because|reason it counts:|in practice,) employees must carry", words), \
+                (persona, methodology)
+
+
+def test_pci_dss_offers_its_compensating_control_route_not_risk_acceptance():
+    ceo = text(HOTEL, "ceo_president", "meddpicc")
+    assert "Accept: in writing" not in ceo
+    assert "Compensate: PCI DSS accepts no risk in place of a requirement" in ceo
