@@ -184,6 +184,9 @@ class Industry:
     subject_notes: dict = field(default_factory=dict, hash=False, compare=False)   # subject id -> sentence
     scenarios: dict = field(default_factory=dict, hash=False, compare=False)   # topic id -> incident clause
     unless: tuple[str, ...] = ()   # stems that say the text means another sector ("veterinary" for healthcare)
+    # whose buyers are businesses that vet suppliers (due diligence, questionnaires, procurement): only then does a
+    # subject's `customers` reason ("buyers performing due diligence ask ...") fit; a hotel's guests do not
+    sells_to_businesses: bool = False
 
 
 @dataclass(frozen=True)
@@ -563,7 +566,8 @@ def load(root: Path = ROOT) -> Content:
                                            data["data"], data["customers"], data["served"],
                                            data["one_served"], data["systems"], data["regulators"],
                                            tuple(data["facts"]), dict(data["subject_notes"]),
-                                           dict(data["scenarios"]), tuple(s.lower() for s in data["unless"]))
+                                           dict(data["scenarios"]), tuple(s.lower() for s in data["unless"]),
+                                           data["sells_to_businesses"])
     subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")),
                              weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")), **entry)
                      for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())

@@ -247,6 +247,8 @@ class IndustrySchema(Schema):
                         validate=validate.Length(min=1))
     # stems that, anywhere in the partner's text, mean another sector despite a matching stem
     unless = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
+    # true where the organization's buyers are businesses that vet their suppliers (see `Industry`)
+    sells_to_businesses = fields.Boolean(load_default=False)
     data = fields.String(required=True, validate=_text)
     customers = fields.String(required=True, validate=_text)
     # Whom the organization serves, as its own people say it: plural ("patients", "donors and beneficiaries")

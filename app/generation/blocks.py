@@ -381,10 +381,11 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
 # under SPIN and another methodology do not read the same sentence.
 PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
                   "{Item}; the reason it counts: {angle}.", "{Item}; in practice, {angle}.")
-PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}.",
-              # what a control asks of staff is often its burden ("carry a phone or key for every sign-in"): never
-              # a reason ("it is needed because employees must carry a phone")
-              "people": "{Item}; what it asks of staff: {angle}."}
+PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}."}
+# What a control asks of staff is often its burden ("carry a phone or key for every sign-in"): never said as a reason
+# ("it is needed because employees must carry a phone"); turned like PLAIN_FINDINGS, so methodologies differ.
+PEOPLE_FINDINGS = ("{Item}; what it asks of staff: {angle}.", "{Item}; for the people who work with it, {angle}.",
+                   "{Item}; on the staff side, {angle}.", "{Item}; what it means for staff: {angle}.")
 METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 1, "value_selling": 2,
                "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
 
@@ -413,7 +414,8 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         why = r.why(i)
         if why is None:
             # the reader's own first concern (a privacy officer's "Privacy and protection of PII") is never only
-            # listed: with no reason of this reader's for it, it is said with what the framework asks, and no more
+            # listed: with no reason of this reader's for it, it is said with what the framework asks, and no more.
+            # (Not for every reader of the whole assessment: a dozen reports would share the sentence.)
             core = main_topic(r.f, i) == r.p.topics[0] and r.f.requirements[i].status == "not_met"
             clause = r.item_clause(i) if core else ""
             if clause and clause != r.item_clause(i, with_obligation=False):
@@ -430,7 +432,7 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         reason, tid = why[0].rstrip("."), why[1] or (sub.topic if sub else main_topic(r.f, i))
         label = r.content.topics[tid].label
         if why[2] == "people":
-            form = PLAIN_KIND["people"]
+            form = PEOPLE_FINDINGS[(METHOD_TURN.get(r.methodology, 0) + i) % len(PEOPLE_FINDINGS)]
         elif why[2] in ("operations", "evidence"):   # not a reason: what the working control looks like, or its test
             form = r.plan.finding_operations if why[2] == "operations" else r.plan.finding_evidence
         elif sentences or label in r.leads or why[2] == "framework":
@@ -443,7 +445,9 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         # a connective said once reads as a voice, said four times as a template ("it matters to you because" and
         # "and that matters to you because" are one voice)
         voice = "voice" if form in (r.plan.finding, r.plan.finding_next) else form
-        if voice in r.voiced:   # what a working control looks like, or its test, is never said as a reason
+        if why[2] == "people":
+            pass   # its forms are turned already, and none of them is a reason
+        elif voice in r.voiced:   # what a working control looks like, or its test, is never said as a reason
             form = PLAIN_KIND.get(why[2]) or _plain_finding(r, i)
         else:
             r.voiced.add(voice)
@@ -727,14 +731,15 @@ def coverage(r: Reading) -> Output:
                 # the designation, so a list of three reads "A (1), B (2) and C (3)" between the statuses' semicolons
                 shown = [_titled(r, i) for i in these[:3]] + ([f"{len(these) - 3} more"] if len(these) > 3 else [])
                 parts.append(f"{join(shown)} {STATUS_WORD[status]}")
-        # the statuses first, then why the area weighs in this reader's reading: said as the reading, or, where
-        # no requirement here is about it, as what the record leaves to be asked
-        said = f"{cap(topic.label)}: {'; '.join(parts)}."
+        # the statuses first, then, in the same sentence (three outside readers share the statuses), why the area
+        # weighs in this reader's reading: said as the reading, or, where no requirement here is about it, as what
+        # the record leaves open
+        said = f"{cap(topic.label)}: {'; '.join(parts)}"
         if angled(tid):
-            paras.append(f"{said} In your reading, {r.stake(topic)}.")
+            paras.append(f"{said}; in your reading, {r.stake(topic)}.")
         else:
-            none = "none of these is" if len(ix) > 1 else "it is not"
-            paras.append(f"{said} What your reading of the area turns on, {none} directly about: {r.stake(topic)}.")
+            none = "none of them is" if len(ix) > 1 else "it is not"
+            paras.append(f"{said}; {none} directly about what your reading of the area turns on: {r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in own]
     open_rest = [(topic, ix) for topic, ix in rest if ix]

@@ -132,7 +132,7 @@ def _requirement_lines(facts: AssessmentFacts) -> list[str]:
 def _reason_lines(r) -> list[str]:
     """ "- A.8.5: <why its subject matters, in the kind of reason this reader weighs first>" per open requirement,
     and the framework's own rule about it where the pack has one."""
-    kind, subjects, infos = reason_order(r.p)[0], subjects_of(r.f), infos_of(r.f)
+    kind, subjects, infos = reason_order(r.p, r.f)[0], subjects_of(r.f), infos_of(r.f)
     lines = []
     for i in (i for g in r.groups for i in g.indices):
         if subjects[i] is not None:

@@ -51,11 +51,15 @@ _NEVER = {"small_business_owner": {"customers", "oversight", *_DECIDE}, "operato
           "outside_reader": {"customers", "people", "cost", "operations"}}
 
 
-def reason_order(persona: Persona) -> tuple[str, ...]:
-    """The kinds of a subject's reasons this reader takes, most wanted first; kinds that do not fit them left out."""
+def reason_order(persona: Persona, facts: AssessmentFacts | None = None) -> tuple[str, ...]:
+    """The kinds of a subject's reasons this reader takes, most wanted first; kinds that do not fit them left out,
+    and, where the organization's buyers are not businesses that vet suppliers (a hotel's guests, a practice's
+    patients, an industry no pack knows), the buyers' due-diligence reason."""
     first = _FIRST.get(persona.id) or (("liability", "evidence") if persona.category == "Management"
                                        else _BY_RELATION[persona.relation])
     never = _NEVER.get(persona.id, set()) | _NEVER.get(persona.relation, set())
+    if facts is not None and not (facts.industry_pack and facts.industry_pack.sells_to_businesses):
+        never = never | {"customers"}
     return tuple(k for k in (*first, *(k for k in LENSES if k not in first)) if k not in never)
 
 
@@ -665,7 +669,7 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
                         break
                     if (persona.id, i) in taken.values():
                         continue   # argued already, by its industry note
-                    kinds = (("industry",) if subjects[i].id in notes else ()) + reason_order(persona)
+                    kinds = (("industry",) if subjects[i].id in notes else ()) + reason_order(persona, facts)
                     kind = next((k for k in kinds if (subjects[i].id, k) not in taken), None)
                     if kind:
                         taken[(subjects[i].id, kind)] = (persona.id, i)

@@ -126,4 +126,16 @@ def test_what_a_control_asks_of_staff_is_never_given_as_the_reason_it_is_needed(
 def test_pci_dss_offers_its_compensating_control_route_not_risk_acceptance():
     ceo = text(HOTEL, "ceo_president", "meddpicc")
     assert "Accept: in writing" not in ceo
-    assert "Compensate: PCI DSS accepts no risk in place of a requirement" in ceo
+    assert "Compensate: a documented compensating control (Appendix B)" in ceo
+
+
+def test_buyers_due_diligence_is_argued_only_where_the_buyers_are_businesses():
+    """Panel: a hotel chief executive read "buyers performing due diligence often ask how passwords are stored" and
+    "enterprise clients frequently request a summary of recent penetration test findings"; its buyers are guests."""
+    from app.catalog import PERSONAS
+    b2b = re.compile(r"due diligence often ask|enterprise clients|stall procurement|a sale can stall", re.I)
+    hotel = " ".join(text(HOTEL, p.id, m) for p in PERSONAS for m in ("spin", "meddpicc"))
+    assert not b2b.search(hotel)
+    saas = {**HOTEL, "industry": "B2B SaaS"}
+    software = " ".join(text(saas, p.id, m) for p in PERSONAS for m in ("spin", "meddpicc"))
+    assert b2b.search(software)
