@@ -106,6 +106,7 @@ class FactSchema(Schema):
 class TopicSchema(Schema):
     label = fields.String(required=True, validate=_text)
     chart_label = fields.String(required=True, validate=validate.Length(min=2, max=22))   # a chart row's name
+    spend = Text(load_default="")   # outside spend the area's work commonly brings, unpriced
     stems = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
                         validate=validate.Length(min=1))
     absent = Text(required=True)
@@ -200,6 +201,8 @@ class FrameworkSchema(Schema):
     audit_period = fields.Boolean(load_default=False)
     # where the framework accepts no risk in place of a requirement, its own route instead of "Accept: in writing"
     accept_route = Text(load_default="")
+    # what outsiders charge to issue the deliverable, named unpriced beside the labour estimate
+    audit_fee = Text(load_default="")
     # What accepting a risk instead of closing it means for the document outsiders read ("" for "an accepted or
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")

@@ -297,7 +297,26 @@ def _cost_sentence(r: Reading) -> str | None:
     return " ".join([f"Cost to close: about {likely(r.f, plan.total)}.",
                      f"Range: {money(r.f, plan.total)}, people's time only.",
                      f"Work: {plan.total_range} person-days over {last} {'week' if last == 1 else 'weeks'}.",
-                     *([f"Finish: {end.day} {end:%B %Y}."] if end else []), "Basis: see the appendix."])
+                     *([f"Finish: {end.day} {end:%B %Y}."] if end else []), *filter(None, [_unpriced(r)]),
+                     "Basis: see the appendix."])
+
+
+def _unpriced(r: Reading) -> str | None:
+    """What the labour figure leaves out, named for this assessment: the outside spend its open areas commonly
+    bring and the fee for the framework's deliverable (readers found "people's time only" with a managed detection
+    service the report itself called necessary)."""
+    spend = list(dict.fromkeys(g.topic.spend for g in r.groups if g.topic.spend))[:3]
+    fee = r.framework.audit_fee if r.framework else ""
+    items = spend + ([fee] if fee else [])
+    if not items:
+        return None
+    # worded by reader and methodology: the same list under one lead in several reports reads as shared text
+    turn = METHOD_TURN.get(r.methodology, 0) + (r.p.id == "small_business_owner")
+    return f"{UNPRICED_LEADS[turn % len(UNPRICED_LEADS)]} {join(items)}."
+
+
+UNPRICED_LEADS = ("Not in the figure, and to budget separately:", "On top of that, expect to pay for",
+                  "The figure leaves out", "Budget separately for")
 
 
 MAX_LISTED = 12   # requirements listed as bullets in the body; the appendix lists every one
@@ -656,6 +675,9 @@ def effort(r: Reading) -> Output:
     if not r.whole and len(bullets) > 1:
         bullets.append(line("Your area in all", (lo, hi)))
     bullets.append(whole)
+    unpriced = _unpriced(r) if r.p.id in PAYER else None   # the readers who approve the spend
+    if unpriced:
+        bullets.append(unpriced.rstrip("."))
     lead = (f"Effort in {rates(r.f)[2]} (assumption, see appendix):" if priced
             else "Effort (an assumption, not a quote):")
     return [lead], bullets

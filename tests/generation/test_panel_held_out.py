@@ -139,3 +139,21 @@ def test_buyers_due_diligence_is_argued_only_where_the_buyers_are_businesses():
     saas = {**HOTEL, "industry": "B2B SaaS"}
     software = " ".join(text(saas, p.id, m) for p in PERSONAS for m in ("spin", "meddpicc"))
     assert b2b.search(software)
+
+
+def test_the_cost_names_what_the_labour_figure_leaves_out():
+    """Panel: a SOC 2 CFO read "people's time only" while the report itself said monitoring needs a managed
+    detection service; the auditor's fee was nowhere."""
+    freight = {"companyId": "f-1", "framework": "SOC 2 Type II", "industry": "Freight brokerage", "policy": "YES",
+               "requirements": [_req("CC6.2", "User registration and authorization", "not_met"),
+                                _req("CC7.2", "Monitoring of system components for anomalies", "not_met"),
+                                _req("CC8.1", "Change management", "met")]}
+    for methodology in ("spin", "challenger", "value_selling"):
+        cfo = text(freight, "cfo", methodology)
+        assert "a log-management or managed detection service" in cfo, methodology
+        assert "the service auditor's fee for the SOC 2 examination" in cfo, methodology
+    # HIPAA issues no certificate: no fee is named; the open areas' spend is
+    dental = {**freight, "framework": "HIPAA", "industry": "Dental practice",
+              "requirements": [_req("164.312(d)", "Person or entity authentication", "not_met")]}
+    owner = text(dental, "small_business_owner")
+    assert "multi-factor or single sign-on licences" in owner and "fee" not in owner.split("## Appendix")[0]
