@@ -266,7 +266,9 @@ def findings(r: Reading) -> Output:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
     if rest or r.unargued:   # the whole assessment stays in view: the reader's areas argued, the rest listed last
-        paras.append("Also open, in plan order:" if own else r.fill("Open at {org}, in plan order:"))
+        # outside readers have no plan to follow: the order is the plan's all the same, unsaid
+        order_said = "" if r.relation == "outside_reader" else ", in plan order"
+        paras.append(f"Also open{order_said}:" if own else r.fill(f"Open at {{org}}{order_said}:"))
         told = set(policy_items(r))   # already in the policy finding
         order = {i: n for n, i in enumerate(i for s in work_plan(r.f).steps for i in s.indices)}   # as the heading says
         bullets = _listed(r, sorted([*r.unargued, *(i for g in rest for i in g.indices if i not in told)],

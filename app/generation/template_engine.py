@@ -237,7 +237,15 @@ def summary(r: Reading) -> str:
     # The reader's first three items in the order the sections take them (the shared plan's), the first
     # being the one the key points and the call to action start with; all are named in the sections.
     first = [] if r.first_item is None else [r.first_item]
-    if r.argued_items:   # the first item to close, then the items the findings argue, in their order
+    if r.relation == "outside_reader":   # no work to start: absent controls first, each in the reader's own areas'
+        # order (an underwriter's "MFA for all access into the CDE" before a partly met scan), then the plan's
+        rank = {t: n for n, t in enumerate(r.p.topics)}
+        plan_at = {i: n for n, i in enumerate(i for s in work_plan(r.f).steps for i in s.indices)}
+        leads = sorted((i for i in r.f.open_order if main_topic(r.f, i) in rank),
+                       key=lambda i: (r.f.requirements[i].status != "not_met", rank[main_topic(r.f, i)],
+                                      plan_at.get(i, len(plan_at))))
+        leads = leads or list(r.f.open_order)
+    elif r.argued_items:   # the first item to close, then the items the findings argue, in their order
         leads = first + [i for i in r.argued_items if i not in first]
     elif r.whole:   # the first item to close, then the lead item of each area
         own = [g for g in r.groups if g.topic.id in r.p.topics and g.indices] or [g for g in r.groups if g.indices]
