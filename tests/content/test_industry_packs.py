@@ -40,7 +40,7 @@ CASES = {
     "manufacturing": [
         "Automotive manufacturing", "Manufacturing", "Industrial", "Aerospace", "Defense contractor",
         "Chemicals", "Semiconductor fabrication", "Factory automation", "Electronics",
-        "Discrete manufacturer", "Apparel manufacturing",
+        "Discrete manufacturer", "Apparel manufacturing", "Precision machine shop", "CNC machining",
     ],
     "public_sector": [
         "Local government", "Government", "Public sector", "Municipality", "Federal agency",
@@ -59,7 +59,7 @@ CASES = {
     ],
     "energy": [
         "Energy", "Oil & gas", "Oil and Gas", "Electric utility", "Utilities", "Renewable energy", "Solar",
-        "Power generation", "Natural gas distribution", "Nuclear power",
+        "Power generation", "Natural gas distribution", "Nuclear power", "Electric cooperative",
     ],
 }
 
