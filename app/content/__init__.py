@@ -89,6 +89,7 @@ class Framework:
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
     audit_conclusion: str = ""  # what an outside auditor's conclusion rests on, where not an attestation over a period
     audit_stake: str = ""       # what an open item makes that auditor decide
+    no_partial: str = ""        # where the framework itself gives no half credit, what partly met means in it
     audit_fee: str = ""         # what outsiders charge to issue the deliverable, named unpriced ("the QSA's fee")
     accept_route: str = ""      # the route for a gap where the framework accepts no risk ("Compensate: ...")
     audit_period: bool = False  # the audit concludes on a period of operation (SOC 2 Type 2), not as of a date
@@ -529,7 +530,7 @@ def _framework(data: dict) -> Framework:
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
                      audit_period=data["audit_period"], accept_route=data["accept_route"],
-                     audit_fee=data["audit_fee"],
+                     audit_fee=data["audit_fee"], no_partial=data["no_partial"],
                      catalogue=data["catalogue"], accepted_gap=data["accepted_gap"],
                      data_generic=data["data_generic"],
                      covers=frozenset(t for scheme in schemes for _, ts in scheme.prefixes for t in ts),

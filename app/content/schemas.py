@@ -203,6 +203,9 @@ class FrameworkSchema(Schema):
     accept_route = Text(load_default="")
     # what outsiders charge to issue the deliverable, named unpriced beside the labour estimate
     audit_fee = Text(load_default="")
+    # where the framework gives no half credit (PCI DSS, CMMC), what a partly met requirement is in it, with source;
+    # said beside the compliance score, which counts partly met as half
+    no_partial = Text(load_default="")
     # What accepting a risk instead of closing it means for the document outsiders read ("" for "an accepted or
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")

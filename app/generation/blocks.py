@@ -405,8 +405,8 @@ PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
 PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}."}
 # What a control asks of staff is often its burden ("carry a phone or key for every sign-in"): never said as a reason
 # ("it is needed because employees must carry a phone"); turned like PLAIN_FINDINGS, so methodologies differ.
-PEOPLE_FINDINGS = ("{Item}; what it asks of staff: {angle}.", "{Item}; for the people who work with it, {angle}.",
-                   "{Item}; on the staff side, {angle}.", "{Item}; what it means for staff: {angle}.")
+PEOPLE_FINDINGS = ("{Item}; on the staff side, {angle}.", "{Item}; for the people who work with it, {angle}.",
+                   "{Item}; in day-to-day practice, {angle}.", "{Item}; among staff, {angle}.")
 METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 1, "value_selling": 2,
                "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
 

@@ -514,8 +514,11 @@ def refs_of(facts: AssessmentFacts) -> tuple[str, ...]:
     def build():
         out = []
         for r, info in zip(facts.requirements, infos_of(facts), strict=True):
-            tail = f", {info['designation']}" if info and info.get("designation") else ""
             title, rid = named(r.title), r.id.strip()
+            designation = info.get("designation", "") if info else ""
+            # a designation the id already spells ("IA.L2-3.5.3" is a Level 2 requirement) is not said twice
+            said = designation and re.search(rf"(?<![A-Za-z0-9]){re.escape(designation)}(?![A-Za-z0-9])", rid)
+            tail = f", {designation}" if designation and not said else ""
             out.append(f"{title} ({rid}{tail})" if title else f"{rid}{tail}")
         return tuple(out)
     return facts.memo("refs", build)

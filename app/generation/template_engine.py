@@ -77,11 +77,14 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
                 line += f". Asks for {asks}"
             bullets.append(line)
             rows.append({"id": r.id.strip(), "title": r.title.strip(), "status": r.status, "asks": asks})
+        pack = facts.framework_pack
         # the date an auditor or underwriter needs to place the record (the day the partner submitted it)
         on = f" submitted on {facts.as_of.day} {facts.as_of:%B %Y}" if facts.as_of else ""
         counts = (f"Statuses as recorded by the assessment{on}: {facts.met} met, {facts.partially_met} partly met "
                   f"and {facts.not_met} not met, of {facts.total}. The compliance score, {facts.compliance_score:g} %, "
-                  f"counts a met requirement as one and a partly met one as half." if facts.open_count else
+                  f"counts a met requirement as one and a partly met one as half."
+                  + (f" {pack.no_partial}" if pack and pack.no_partial and facts.partially_met else "")
+                  if facts.open_count else
                   f"All {facts.total} requirements are recorded as met in the assessment{on}." if facts.total else
                   f"The assessment{on} lists no requirements.")
         return {"heading": APPENDIX_HEADING, "paragraphs": [counts, STATUS_NOTE[relation]]

@@ -166,3 +166,18 @@ def test_an_outside_readers_most_pressing_items_are_absent_controls_in_their_own
     pressing = summary.split("most pressing for you first: ", 1)[1]
     assert pressing.index("(2.2.2)") < pressing.index("(8.4.2)") < pressing.index("(11.3.1)"), pressing
     assert "Also open, in plan order" not in text(HOTEL, "insurance_underwriter")
+
+
+def test_cmmc_and_pci_readers_are_told_their_framework_gives_no_half_credit():
+    """Panel: a CMMC assessment's "50 % compliance score" counted partly met as half, which CMMC never does; and
+    "(IA.L2-3.5.3, L2)" said the level twice."""
+    shop = {"companyId": "m-1", "framework": "CMMC Level 2", "industry": "Precision machine shop", "policy": "YES",
+            "requirements": [_req("IA.L2-3.5.3", "Multifactor Authentication", "not_met"),
+                             _req("SC.L2-3.13.11", "CUI Encryption", "partially_met"),
+                             _req("AC.L2-3.1.1", "Authorized Access Control", "met")]}
+    owner = text(shop, "small_business_owner")
+    assert "so a requirement partly met here counts as NOT MET in a CMMC assessment" in owner
+    assert "(IA.L2-3.5.3)" in owner and "L2-3.5.3, L2)" not in owner
+    assert "reports a requirement only partly in place as not in place" in text(HOTEL, "cfo")
+    soc2 = text({**HOTEL, "framework": "SOC 2"}, "cfo")
+    assert "gives no half credit" not in soc2 and "counts as NOT MET" not in soc2
