@@ -31,7 +31,7 @@ BASIS_HEADING = "Appendix: sources and planning assumptions"
 CONTINUATION = {"effort": "Effort", "sequence": "Schedule", "evidence": "Evidence", "measures": "What done looks like",
                 "questions": "Questions to ask", "alternatives": "Options", "payoff": "Measures",
                 "strengths": "Already in place", "scenario": "What could happen",
-                "exposure": "What it could cost, and what it triggers",
+                "exposure": "What is at stake",
                 "others": "Held by other owners", "findings": "Findings", "coverage": "Evidence by area",
                 "residual": "Residual risk", "position": "Context", "assumption": "What may be assumed"}
 DECISIONS_HEADING = {"decision_maker": "Decisions", "operator": "Sign-offs", "outside_reader": "For your judgement"}

@@ -63,7 +63,7 @@ def test_report_content(client, auth):
     assert content["methodology"] == "spin" and content["methodologyLabel"] == "SPIN Selling"
     assert content["engine"] == "template" and content["generatedAt"].endswith("Z")
     assert [s["heading"] for s in content["sections"]] == [
-        "Where things stand", "What is open, and why it matters to you", "What it could cost, and what it triggers",
+        "Where things stand", "What is open, and why it matters to you", "What is at stake",
         "What closing it gives you",
         "Appendix: requirements in scope", "Appendix: sources and planning assumptions"]
     assert content["readerRelation"] == "decision_maker"
