@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 import time
 
 import pytest
@@ -449,7 +450,7 @@ def test_a_reload_costs_a_304_while_the_token_is_valid_and_a_404_once_it_is_rota
 
 
 def test_views_reach_the_database_within_seconds_without_a_write_per_view(app_factory, make_key):
-    app = app_factory(EMBED_VIEW_FLUSH_SECONDS=0.2)
+    app = app_factory(EMBED_VIEW_FLUSH_SECONDS=1.0)
     client = app.test_client()
     auth = {"Authorization": f"Bearer {make_key().api_key}"}
     record = submit(client, auth)
@@ -458,7 +459,7 @@ def test_views_reach_the_database_within_seconds_without_a_write_per_view(app_fa
 
     def count_writes(conn, cursor, statement, *args):
         if statement.lstrip().upper().startswith("UPDATE REPORTS"):
-            writes.append(statement)
+            writes.append(threading.get_ident())   # which thread wrote: the request's, or the counter's
 
     with app.app_context():
         from sqlalchemy import event
@@ -470,15 +471,18 @@ def test_views_reach_the_database_within_seconds_without_a_write_per_view(app_fa
     try:
         for _ in range(20):
             assert client.get(embed_path(record) + "?persona=cfo").status_code == 200
-        assert writes == []          # nothing written on the request path
-        deadline = time.monotonic() + 5
+        # nothing written on the request path (the test client serves on this thread); the counter's own thread may
+        # already have flushed, on a slow machine, while the 20 views were being asked for
+        assert threading.get_ident() not in writes
+        deadline = time.monotonic() + 10
         while True:
             reports = client.get(f"/api/v1/assessments/{record['id']}", headers=auth).get_json()["reports"]
             if next(r["viewCount"] for r in reports if r["persona"] == "cfo") == 20:
                 break
-            assert time.monotonic() < deadline, "the views were not written within 5 s"
+            assert time.monotonic() < deadline, "the views were not written within 10 s"
             time.sleep(0.05)
         assert 1 <= len(writes) <= 5   # in a batch or a few, not one per view
+        assert threading.get_ident() not in writes
     finally:
         event.remove(engine, "before_cursor_execute", count_writes)
 

@@ -503,16 +503,24 @@ def test_slots_serve_in_arrival_order(server, client):
     finished: dict[str, float] = {}
     lock = threading.Lock()
 
-    def call(persona: str, delay: float) -> None:
-        time.sleep(delay)
+    def call(persona: str) -> None:
         complete(client, engine_messages(persona, persona.upper()))
         with lock:
             finished[persona] = time.monotonic()
 
+    def lined_up() -> int:   # requests holding the slot, waiting for it, or done
+        with server._slot_free, lock:
+            return len(server._queue) + server._in_service + len(finished)
+
     personas = [f"p{i}" for i in range(4)]
-    threads = [threading.Thread(target=call, args=(p, 0.03 * i)) for i, p in enumerate(personas)]
-    for thread in threads:
+    threads = [threading.Thread(target=call, args=(p,)) for p in personas]
+    for n, thread in enumerate(threads, start=1):
+        # each starts once the one before is in line, so arrival order is the list's even on a loaded machine
+        # (30 ms apart was not enough under a parallel suite on two cores)
         thread.start()
+        deadline = time.monotonic() + 10
+        while lined_up() < n and time.monotonic() < deadline:
+            time.sleep(0.002)
     for thread in threads:
         thread.join()
 
