@@ -101,6 +101,9 @@ class FactSchema(Schema):
     url = fields.Url(required=True)
     year = fields.Integer(required=True, validate=validate.Range(min=0, max=2100))  # 0: undated
     note = fields.String(load_default="", validate=validate.Length(max=600))
+    # words of the partner's framework text that make a fact apply ("uk": the UK GDPR's fines), or rule it out
+    regime = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
+    not_regime = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
 
 
 class TopicSchema(Schema):

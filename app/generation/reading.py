@@ -157,7 +157,9 @@ def _an_org(industry: str) -> str:
 
 AUDIT_CONCLUSION = ("An assessor's conclusion on {framework} rests on evidence, from documents, interviews and the "
                     "assessor's own testing, that each control is in place and working as of the assessment.")
-AUDIT_STAKE = "the assessor has to record it as a finding and decide how far testing must widen"
+# said after an incident ("If ..., <stake>"): what the assessor would make of it, not that it is itself a finding
+AUDIT_STAKE = ("the assessor would find it in the incident records and weigh it as evidence that the control does "
+               "not work")
 _TYPE_1 = re.compile(r"\btype\s*(?:1|i)\b", re.I)
 
 
@@ -735,9 +737,17 @@ def interaction_allotment(facts: AssessmentFacts, methodology: str = "spin") -> 
 
 
 def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
-    """Where facts come from, most specific first: framework pack, industry pack, general."""
+    """Where facts come from, most specific first: framework pack, industry pack, general. A pack fact about one
+    regime only (`regime`: the UK's fines under the UK GDPR) is used where the partner's framework names that
+    regime, and a fact about the others (`not_regime`) only where it does not."""
     fw, ind = facts.framework_pack, facts.industry_pack
-    return (fw.facts if fw else (), ind.facts if ind else (), load().general_facts)
+    said = " " + re.sub(r"[^a-z0-9]+", " ", facts.framework.lower()) + " "
+
+    def fits(fact: dict) -> bool:
+        regime, other = fact.get("regime") or [], fact.get("not_regime") or []
+        return ((not regime or any(f" {w} " in said for w in regime))
+                and not any(f" {w} " in said for w in other))
+    return (tuple(f for f in fw.facts if fits(f)) if fw else (), ind.facts if ind else (), load().general_facts)
 
 
 def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:

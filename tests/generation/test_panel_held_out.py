@@ -181,3 +181,22 @@ def test_cmmc_and_pci_readers_are_told_their_framework_gives_no_half_credit():
     assert "reports a requirement only partly in place as not in place" in text(HOTEL, "cfo")
     soc2 = text({**HOTEL, "framework": "SOC 2"}, "cfo")
     assert "gives no half credit" not in soc2 and "counts as NOT MET" not in soc2
+
+
+def test_gdpr_fines_are_the_regime_the_partner_named():
+    """Panel: an EU GDPR assessment's privacy officer read the UK Information Commissioner's fines in pounds."""
+    from app.generation.reading import allot_facts
+    school = {"companyId": "s-1", "framework": "GDPR", "industry": "Online language school", "policy": "NO",
+              "requirements": [_req("Art. 5(1)(e)", "Storage limitation", "partially_met"),
+                               _req("Art. 28", "Processor", "not_met"),
+                               _req("Art. 30", "Records of processing activities", "not_met"),
+                               _req("Art. 32", "Security of processing", "partially_met"),
+                               _req("Art. 33", "Notification of a personal data breach", "not_met"),
+                               _req("Art. 35", "Data protection impact assessment", "met")]}
+
+    def quoted(framework: str) -> str:
+        allotted = allot_facts(AssessmentFacts.from_submission({**school, "framework": framework}))
+        return " ".join(fact["text"] for facts in allotted.values() for fact in facts)
+    eu, uk = quoted("GDPR"), quoted("UK GDPR")
+    assert "£" not in eu and "EUR 10 million" in eu
+    assert "£17.5 million" in uk and "EUR 10 million or 2%" not in uk
