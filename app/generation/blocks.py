@@ -266,15 +266,14 @@ def findings(r: Reading) -> Output:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
     if rest or r.unargued:   # the whole assessment stays in view: the reader's areas argued, the rest listed last
-        # outside readers have no plan to follow: the order is the plan's all the same, unsaid
-        order_said = "" if r.relation == "outside_reader" else ", in plan order"
-        paras.append(f"Also open{order_said}:" if own else r.fill(f"Open at {{org}}{order_said}:"))
         told = set(policy_items(r))   # already in the policy finding
         order = {i: n for n, i in enumerate(i for s in work_plan(r.f).steps for i in s.indices)}   # as the heading says
         bullets = _listed(r, sorted([*r.unargued, *(i for g in rest for i in g.indices if i not in told)],
                                     key=lambda i: order.get(i, len(order))))
-        if not bullets:
-            paras.pop()
+        # outside readers have no plan to follow (the order is the plan's all the same, unsaid); one item has no order
+        order_said = "" if r.relation == "outside_reader" or len(bullets) < 2 else ", in plan order"
+        if bullets:
+            paras.append(f"Also open{order_said}:" if own else r.fill(f"Open at {{org}}{order_said}:"))
     return paras, bullets
 
 
@@ -759,8 +758,8 @@ def coverage(r: Reading) -> Output:
         # weighs in this reader's reading: said as the reading, or, where no requirement here is about it, as what
         # the record leaves open
         said = f"{cap(topic.label)}: {'; '.join(parts)}"
-        if angled(tid):
-            paras.append(f"{said}; in your reading, {r.stake(topic)}.")
+        if angled(tid):   # the reader's reading said three ways in turn, not "in your reading" four times
+            paras.append(COVERAGE_READINGS[len(paras) % len(COVERAGE_READINGS)].format(said=said, stake=r.stake(topic)))
         else:
             none = "none of them is" if len(ix) > 1 else "it is not"
             paras.append(f"{said}; {none} directly about what your reading of the area turns on: {r.stake(topic)}.")
@@ -778,6 +777,10 @@ def coverage(r: Reading) -> Output:
     elif r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
     return paras, []
+
+
+COVERAGE_READINGS = ("{said}; in your reading, {stake}.", "{said}; this bears on your review because {stake}.",
+                     "{said}; what weighs here is that {stake}.")
 
 
 def _titled(r: Reading, i: int) -> str:

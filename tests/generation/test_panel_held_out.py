@@ -200,3 +200,20 @@ def test_gdpr_fines_are_the_regime_the_partner_named():
     eu, uk = quoted("GDPR"), quoted("UK GDPR")
     assert "£" not in eu and "EUR 10 million" in eu
     assert "£17.5 million" in uk and "EUR 10 million or 2%" not in uk
+
+
+def test_a_single_leftover_item_is_not_said_to_be_in_plan_order():
+    """Panel: "Also open, in plan order:" over a list of one."""
+    dental = {"companyId": "d-1", "framework": "HIPAA", "industry": "Dental practice", "policy": "NO",
+              "requirements": [_req("164.308(a)(1)(ii)(A)", "Risk analysis", "not_met"),
+                               _req("164.308(a)(1)(ii)(B)", "Risk management", "not_met"),
+                               _req("164.308(a)(3)(ii)(C)", "Termination procedures", "partially_met"),
+                               _req("164.308(a)(5)(ii)(D)", "Password management", "partially_met"),
+                               _req("164.308(a)(7)(ii)(B)", "Disaster recovery plan", "not_met"),
+                               _req("164.312(a)(2)(iv)", "Encryption and decryption", "partially_met"),
+                               _req("164.312(d)", "Person or entity authentication", "not_met")]}
+    owner = report(dental, "small_business_owner")
+    for section in owner["sections"]:
+        for paragraph in section["paragraphs"]:
+            if paragraph.startswith("Also open"):
+                assert (paragraph == "Also open, in plan order:") == (len(section["bullets"]) > 1), section
