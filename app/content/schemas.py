@@ -167,6 +167,9 @@ class RequirementInfoSchema(Schema):
     # enforcement focus), one sentence with its citation: the reason a report gives first for it, to one reader
     # per run (app/generation/reading.py, `note_allotment`).
     matters = Text(load_default="")
+    # What the requirement takes off the maximum score where the framework scores by points: the 1, 3 or 5 of
+    # the DoD Assessment Methodology for NIST SP 800-171 Rev. 2 (app/generation/dod_score.py); None elsewhere.
+    points = fields.Integer(load_default=None, allow_none=True, validate=validate.OneOf([1, 3, 5]))
 
 
 class CatalogueSchema(Schema):

@@ -14,6 +14,7 @@ from collections import Counter
 from datetime import date
 
 from ..content import subjects_named
+from .dod_score import score_brief, score_clause
 from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
 from .reading import (
@@ -186,6 +187,10 @@ TIER_LEAD = {"ciso": "Measured by {term}", "compliance_officer": "Read against t
              "external_auditor": "By {term}, as recorded",
              "insurance_underwriter": "By {term}, on the statuses reported"}
 TIER_NOTE_READERS = frozenset({"ciso", "compliance_officer"})
+# Their lead-in to the points the open items cost where the framework scores by points (CMMC, NIST SP 800-171).
+# The deciding readers have it with what it means for award (`_deliverable_note`).
+SCORE_LEAD = {"compliance_officer": "The score these statuses would enter in SPRS is",
+              "external_auditor": "Scored from the statuses as recorded, the assessment would reach"}
 
 
 def tier_standing(r: Reading) -> str | None:
@@ -216,7 +221,9 @@ def tier_standing(r: Reading) -> str | None:
     # One sentence, so the readers who share the counts do not share a sentence.
     above = f", and above {first.name}, {join(higher)}" if higher else ""
     text = f"{lead}; the assessment covered {covered}{above}."
-    return text + (f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else "")
+    brief = score_brief(r.f) if r.p.id in SCORE_LEAD else None
+    return (text + (f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else "")
+            + (f" {SCORE_LEAD[r.p.id]} {brief}." if brief else ""))
 
 
 def tier_point(r: Reading) -> str | None:
@@ -331,7 +338,8 @@ def _listed(r: Reading, indices: list[int]) -> list[str]:
 
 
 # Who is told what open items mean for the certificate, attestation or report that customers read.
-DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner", "general_counsel"})
+DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_business_owner", "general_counsel",
+                                 "investor"})
 # Frameworks whose result is a document customers and acquirers read (attestation, certificate, ROC/SAQ):
 # there finance and the owner are told too.
 # A decision to accept a risk rather than fix it ("accepts it with a written reason", "formal risk acceptance",
@@ -489,6 +497,7 @@ DELIVERABLE_LEAD = {
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
     "small_business_owner": "Beyond the day-to-day risk, the open items matter to whoever checks on {org}",
     "general_counsel": "For counsel, the first question is what {org} can truthfully certify or report",
+    "investor": "For value, the open items count in what acquirers, regulators and partners read of {org}",
 }
 
 
@@ -508,8 +517,15 @@ def _deliverable_note(r: Reading) -> str | None:
     note = r.framework.open_items_mean if r.framework else ""
     if not note:
         return None
-    body = _as_one(r.fill(note))
-    return f"{r.fill(DELIVERABLE_LEAD[r.p.id])}: {_lower_first(body, r)}."
+    lead = r.fill(DELIVERABLE_LEAD[r.p.id])
+    scored = score_clause(r.f)
+    if scored:
+        # The rule applied to this assessment's open items (with what no status means for award) stands in for
+        # the note; counsel also reads its last sentence, the False Claims Act exposure of an untrue affirmation.
+        rest = re.split(r"(?<=\.)\s+(?=[A-Z])", r.fill(note).strip())[1:]
+        fca = f"; {_lower_first(rest[-1].rstrip('.'), r)}" if rest and r.p.id in COUNSEL_FIRST else ""
+        return f"{lead}: {scored}{fca}."
+    return f"{lead}: {_lower_first(_as_one(r.fill(note)), r)}."
 
 
 def _findings_all_met(r: Reading) -> Output:
@@ -571,15 +587,19 @@ def _gets_deliverable(r: Reading) -> bool:
 
 def exposure(r: Reading) -> Output:
     facts = [f for f in r.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
-    if _gets_deliverable(r) and "findings" in r.plan_blocks:
-        facts = facts[:1]   # the deliverable is the exposure that reaches them first; one figure beside it
+    # the deliverable is the exposure that reaches them first, said in the findings where the plan has them
+    # (else here), with one figure beside it
+    deliverable = _deliverable_note(r) if _gets_deliverable(r) and not r.all_met else None
+    if deliverable:
+        facts = facts[:1]
+    first = [deliverable] if deliverable and "findings" not in r.plan_blocks else []
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
         if r.groups:   # as it would come about through the first open area (worded unlike `scenario`'s "If ...")
-            return [f"What a serious incident would mean: {r.incident(_scenario_topic(r))}; {r.fill(r.p.stake)}.",
-                    *cost], []
-        return [f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
-    return [*(r.cite(f) for f in facts), *cost], []
+            return [*first, f"What a serious incident would mean: {r.incident(_scenario_topic(r))}; "
+                    f"{r.fill(r.p.stake)}.", *cost], []
+        return [*first, f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
+    return [*first, *(r.cite(f) for f in facts), *cost], []
 
 
 # Topics whose failure is not an event: a scenario ("if ..., the owner loses days of work") is told through the

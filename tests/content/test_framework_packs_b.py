@@ -194,7 +194,7 @@ def test_800_53_and_800_171_do_not_claim_each_other():
         ("nist_800_171", "3.3.1", "logging"),
         ("nist_800_171", "3.5.3", "access"),
         ("nist_800_171", "3.6.1", "incident"),
-        ("nist_800_171", "3.8.9", "backup"),
+        ("nist_800_171", "3.8.9", "encryption"),   # confidentiality of backup CUI, not recovery
         ("nist_800_171", "3.13.11", "encryption"),
         ("nist_800_171", "3.13.1", "network"),
         ("nist_800_171", "3.14.1", "vuln"),

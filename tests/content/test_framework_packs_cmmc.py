@@ -97,7 +97,7 @@ def test_domain_prefixed_ids_reach_their_entry(ref, key):
     ("3.1.1", "access"), ("AC.L2-3.1.5", "access"), ("3.1.13", "encryption"), ("3.2.1", "hr"), ("3.3.1", "logging"),
     ("AU.L2-3.3.5", "logging"), ("3.4.3", "change"), ("3.4.1", "change"), ("3.5.3", "access"), ("3.6.1", "incident"),
     ("3.6.2", "incident"), ("3.7.1", "asset"), ("3.7.5", "access"), ("3.8.3", "asset"), ("3.8.6", "encryption"),
-    ("3.8.9", "backup"), ("3.9.2", "hr"), ("3.10.1", "physical"), ("3.11.1", "governance"), ("3.11.2", "vuln"),
+    ("3.8.9", "encryption"), ("3.9.2", "hr"), ("3.10.1", "physical"), ("3.11.1", "governance"), ("3.11.2", "vuln"),
     ("3.12.2", "governance"), ("CA.L2-3.12.4", "governance"), ("3.13.1", "network"), ("3.13.11", "encryption"),
     ("SC.L2-3.13.11", "encryption"), ("3.14.1", "vuln"), ("3.14.2", "vuln"), ("3.14.6", "logging"),
     ("3.14.7", "logging"), ("3.1.1[a]", "access"),
