@@ -112,6 +112,9 @@ def _industry_name(text: str) -> str:
 
 
 NOT_A_BUSINESS = frozenset({"nonprofit", "public_sector", "education"})
+# A water utility is a public body where its name says so (most US drinking water systems are publicly owned);
+# an investor-owned water company answers to shareholders like any business.
+PUBLIC_OWNED = re.compile(r"\b(?:municipal|public|district|authority|city|county|regional|council|board)\b", re.I)
 
 
 def _business_word(industry: str, pack) -> str:
@@ -121,6 +124,8 @@ def _business_word(industry: str, pack) -> str:
         return "organization"
     if re.search(r"\bpractice\b", industry or "", re.I):
         return "practice"
+    if pack and pack.key == "water" and PUBLIC_OWNED.search(industry or ""):
+        return "organization"
     return "organization" if pack and pack.key in NOT_A_BUSINESS else "business"
 
 
@@ -128,7 +133,7 @@ def _backers(industry: str, pack) -> str:
     """Whom a board answers to besides a regulator: "funders and members" at a charity, "the public" at a
     council or school, else "shareholders"."""
     kind = _business_word(industry, pack)
-    if kind == "organization" and not (pack and pack.key in {"public_sector", "education"}):
+    if kind == "organization" and not (pack and pack.key in {"public_sector", "education", "water"}):
         return "funders and members"
     return "the public" if kind == "organization" else "shareholders"
 

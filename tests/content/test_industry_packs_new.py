@@ -23,6 +23,7 @@ from app.generation.template_engine import TemplateEngine
 from tests.content.test_industry_packs import BRACKET, CITATION
 from tests.content.test_industry_packs import CASES as FIRST_CASES
 from tests.content.test_industry_packs_staffing import CASES as STAFFING_CASES
+from tests.content.test_industry_packs_water import CASES as WATER_CASES
 
 C = load()
 NEW = ("nonprofit", "logistics", "hospitality", "legal", "construction", "real_estate")
@@ -129,7 +130,7 @@ def test_a_food_bank_is_a_nonprofit(content, text):
 def test_the_two_case_files_together_cover_every_pack(content):
     assert set(CASES) == set(NEW)
     assert not set(CASES) & set(FIRST_CASES)
-    assert set(CASES) | set(FIRST_CASES) | set(STAFFING_CASES) == set(content.industries)
+    assert set(CASES) | set(FIRST_CASES) | set(STAFFING_CASES) | set(WATER_CASES) == set(content.industries)
     for key, texts in CASES.items():
         assert len(texts) >= 8, key
 
