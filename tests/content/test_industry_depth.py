@@ -100,7 +100,7 @@ def test_the_two_assessments_find_their_packs():
 # ------------------------------------------------------------------ the dental practice
 def test_the_front_desk_logins_note_reaches_one_reader_of_the_run():
     reports = {p.id: _write(DENTAL, p.id) for p in PERSONAS}
-    told = [pid for pid, text in reports.items() if "shared at the front desk, in treatment rooms or on imaging "
+    told = [pid for pid, text in reports.items() if "shared at front desks, at nursing stations or on clinical "
             "workstations" in text and "who opened which chart after a complaint or a breach" in text]
     assert len(told) == 1, told
 
@@ -165,3 +165,16 @@ def test_the_healthcare_pack_leaves_the_notice_clock_to_the_hipaa_pack():
     notes = " ".join(C.industries["healthcare"].subject_notes.values())
     assert "60" not in notes and "164.404" not in notes
 
+
+
+def test_a_home_health_agency_reads_no_clinic_or_dental_fixtures():
+    """Panel (2026-11-27, a home health agency): its owner read of "imaging systems", "chart or X-ray" and
+    "retired copiers ... patient images", a dental office's fixtures; its clinicians carry laptops and tablets
+    into patients' homes, which no report said."""
+    home = {**DENTAL, "industry": "Home health agency"}
+    reports = {p.id: _write(home, p.id) for p in PERSONAS}
+    for pid, text in reports.items():
+        for fixture in ("X-ray", "imaging workstation", "waiting room", "patient images", "clinic morning"):
+            assert fixture not in text, (pid, fixture)
+    from app.content import load
+    assert "into patients' homes" in load().industries["healthcare"].subject_notes["encryption.at_rest"]

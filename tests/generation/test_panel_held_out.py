@@ -217,3 +217,28 @@ def test_a_single_leftover_item_is_not_said_to_be_in_plan_order():
         for paragraph in section["paragraphs"]:
             if paragraph.startswith("Also open"):
                 assert (paragraph == "Also open, in plan order:") == (len(section["bullets"]) > 1), section
+
+
+# ---------------------------------------------------------------- second held-out panel (2026-11-27, late)
+def test_authentication_alone_is_a_sign_in_matter_not_multi_factor():
+    """A home health agency's underwriter read a paragraph on multi-factor sign-in beside "Person or entity
+    authentication: met", though 164.312(d) is met by a unique password; the word "authentication" alone filed
+    it as MFA."""
+    from app.content import load
+    content = load()
+    hipaa = content.frameworks["hipaa"].info("164.312(d)")
+    assert content.subject_of("Person or entity authentication", hipaa["obliges"], "access").id == "access.passwords"
+    assert content.subject_of("Multifactor Authentication", "", "access").id == "access.mfa"
+    assert content.subject_of("Require MFA for Externally-Exposed Applications", "", "access").id == "access.mfa"
+
+
+def test_a_school_district_hears_that_inactivity_rules_must_follow_the_school_calendar():
+    """CIS 5.3 disables accounts unused for 45 days; a school district's reviewer noted that such a rule locks out
+    most staff and students every summer, and no report said so."""
+    district = {"companyId": "k-1", "framework": "CIS Controls v8", "industry": "K-12 school district",
+                "policy": "YES", "requirements": [
+                    _req("5.3", "Disable Dormant Accounts", "not_met"),
+                    _req("6.3", "Require MFA for Externally-Exposed Applications", "met")]}
+    from app.catalog import PERSONAS
+    told = [p.id for p in PERSONAS if "follow the school calendar" in text(district, p.id)]
+    assert told, "no reader of the run hears it"

@@ -301,8 +301,8 @@ def test_a_serious_incident_is_told_through_an_open_area_that_can_fail_as_an_eve
     report = ENGINE.write(f, "small_business_owner", "spin")
     exposure = next(p for p in paragraphs(report) if p.startswith("What a serious incident would mean"))
     # the backup area's incident, as it happens in health care (the pack's scenario), then the owner's stake
-    assert exposure == ("What a serious incident would mean: ransomware encrypts the patient record and imaging "
-                        "archive together with backups on the same network, and staff rebuild charts from paper, "
+    assert exposure == ("What a serious incident would mean: ransomware encrypts the patient record together "
+                        "with backups on the same network, and staff rebuild charts from paper, "
                         "referrals and insurers' records while patients wait for care; you lose days of work and "
                         "have to explain it to patients yourself.")
 
