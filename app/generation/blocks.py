@@ -781,8 +781,9 @@ def coverage(r: Reading) -> Output:
         if angled(tid):   # the reader's reading said three ways in turn, not "in your reading" four times
             paras.append(COVERAGE_READINGS[len(paras) % len(COVERAGE_READINGS)].format(said=said, stake=r.stake(topic)))
         else:
-            none = "none of them is" if len(ix) > 1 else "it is not"
-            paras.append(f"{said}; {none} directly about what your reading of the area turns on: {r.stake(topic)}.")
+            # no requirement here is about what the reader looks at first in the area: said as the record's silence
+            paras.append(f"{said}; the record says nothing of what comes first in this area for you: "
+                         f"{r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in own]
     open_rest = [(topic, ix) for topic, ix in rest if ix]
