@@ -350,13 +350,17 @@ class Reading:
         return self.fill(topic.liability if self.p.category == "Management" else topic.impact)
 
     def incident(self, topic: Topic) -> str:
-        """How a serious incident through this topic starts: for the readers who weigh what the business loses, the
-        industry's own scenario where its pack has one (a restaurant's point-of-sale integrator, a clinic's imaging
-        server); for operators (how it happens) and management (what it triggers), the topic's in their lens."""
+        """How a serious incident through this topic starts, as an event: for the readers who weigh what the
+        business loses, the industry's own scenario where its pack has one (a restaurant's point-of-sale integrator,
+        a water plant's SCADA); for operators and management, and where no pack has one, the topic's risk ("an
+        intruder works unnoticed for months ..."). Never a consequence in a reader's lens: "If after an incident the
+        organization cannot show which records were touched, ..., the next audit finds it" reads as no event at all
+        (panel, 2026-11-27). Operators and management keep the short form: a long scenario shared by more readers
+        would read as the same paragraph in every report."""
         scenario = self.industry.scenarios.get(topic.id) if self.industry else None
         if scenario and self.relation != "operator" and self.p.category != "Management":
             return self.fill(scenario)
-        return self.lens(topic)
+        return self.fill(topic.risk)
 
     def obliges(self, i: int) -> str | None:
         """What the requirement obliges, from its pack entry, or None when no pack knows it."""

@@ -242,3 +242,26 @@ def test_a_school_district_hears_that_inactivity_rules_must_follow_the_school_ca
     from app.catalog import PERSONAS
     told = [p.id for p in PERSONAS if "follow the school calendar" in text(district, p.id)]
     assert told, "no reader of the run hears it"
+
+
+def test_a_scenario_starts_from_an_event_never_from_a_consequence():
+    """Panel: "If after an incident the organization cannot show which records were touched, so it must treat every
+    record as exposed, the next audit or regulator's letter finds it before the compliance plan does" (a home
+    health compliance officer); "If an exploited flaw that had a published patch is hard to defend to regulators,
+    ..., a risk ... becomes a realised loss" (a water utility's risk manager). Management readers' incidents were
+    their topic's consequence, not an event."""
+    from app.catalog import PERSONAS
+    from app.content import load
+    liabilities = [t.liability.split("{")[0] for t in load().topics.values()]
+    water = {"companyId": "w-1", "framework": "NIST CSF 2.0", "industry": "Software consultancy", "policy": "YES",
+             "requirements": [_req("DE.CM-01", "Networks are monitored", "not_met"),
+                              _req("PR.PS-02", "Software is maintained, replaced and removed", "not_met"),
+                              _req("GV.RM-01", "Risk management objectives are established", "partially_met")]}
+    for persona in PERSONAS:
+        for methodology in ("spin", "gap_selling", "sandler"):
+            body = text(water, persona.id, methodology)
+            for line in body.splitlines():
+                for start in ("If ", "What a serious incident would mean: "):
+                    if line.startswith(start):
+                        event = line[len(start):]
+                        assert not any(event.startswith(x) for x in liabilities if x), (persona.id, line)
