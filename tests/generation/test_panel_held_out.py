@@ -265,3 +265,14 @@ def test_a_scenario_starts_from_an_event_never_from_a_consequence():
                     if line.startswith(start):
                         event = line[len(start):]
                         assert not any(event.startswith(x) for x in liabilities if x), (persona.id, line)
+
+
+def test_the_call_to_action_names_no_sales_frame():
+    """Panel: "To make the value visible: start this week ..." (value selling) and "To get started: start this
+    week ..." (BANT) showed the seller's frame, and stuttered."""
+    from app.catalog import PERSONAS
+    for methodology in ("value_selling", "bant", "command_of_message"):
+        for persona in PERSONAS:
+            cta = report(CHARITY, persona.id, methodology)["callToAction"]
+            assert not re.match(r"To (make the (value|metrics|outcomes)|get started)", cta), (methodology, cta)
+            assert not re.match(r"[^:]*\bstart\w*\b[^:]*: start", cta, re.I), (methodology, cta)
