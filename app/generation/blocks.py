@@ -960,7 +960,9 @@ def catalogue_scope(r: Reading) -> str | None:
     cat = r.framework.catalogue if r.framework else None
     if not cat:
         return None
-    n = sum(1 for q in r.f.requirements if q.id.strip().upper().startswith(cat["id_prefix"].upper()))
+    # by the id the pack reads ("8.15 Logging" is Annex A 8.15, "AC.L2-3.1.1" is 3.1.1), not as typed
+    prefix = cat["id_prefix"].upper()
+    n = sum(1 for q in r.f.requirements if r.framework.resolve(q.id, q.title).upper().startswith(prefix))
     if not n:
         return None
     return f"{n} of the {cat['size']} {cat['name']}" + (f"; {cat['also']}" if cat["also"] else "")

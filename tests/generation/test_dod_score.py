@@ -151,3 +151,15 @@ def test_cmmc_offers_its_plan_of_action_route_not_risk_acceptance():
     routes = text(AERO, "it_director", "meddpicc")
     assert "Defer: 1-point items, 180 days at most" in routes
     assert "Accept: in writing" not in routes
+
+
+def test_outside_readers_are_told_how_much_of_the_110_was_assessed():
+    """Panel: the investor read "Not assessed here: supplier and third-party risk and personal data protection"
+    (neither a CMMC matter) and never that 98 of the 110 requirements were not assessed."""
+    investor = text(AERO, "investor", "challenger")
+    assert "Scope: 12 of the 110 Level 2 requirements; a Level 2 assessment scores all 110" in investor
+    assert "Not assessed here: supplier" not in investor
+    family = dict(enumerate(["AC", "AT", "AU", "CM", "IA", "IR", "MA", "MP", "PS", "PE", "RA", "CA", "SC", "SI"], 1))
+    typed = {**AERO, "requirements": [{**q, "id": f"{family[int(q['id'].split('.')[1])]}.L2-{q['id']}"}
+                                      for q in AERO["requirements"]]}
+    assert "Scope: 12 of the 110 Level 2 requirements" in text(typed, "investor", "challenger")
