@@ -276,3 +276,12 @@ def test_the_call_to_action_names_no_sales_frame():
             cta = report(CHARITY, persona.id, methodology)["callToAction"]
             assert not re.match(r"To (make the (value|metrics|outcomes)|get started)", cta), (methodology, cta)
             assert not re.match(r"[^:]*\bstart\w*\b[^:]*: start", cta, re.I), (methodology, cta)
+
+
+def test_a_soc2_appendix_says_the_report_itself_has_no_score():
+    """Panel: a payroll company's CFO read "a compliance score that SOC 2 doesn't have" in the appendix."""
+    payroll = {"companyId": "p-1", "framework": "SOC 2 Type II", "industry": "Payroll software", "policy": "YES",
+               "requirements": [_req("CC6.2", "User registration and authorization", "partially_met"),
+                                _req("CC6.1", "Logical access security", "met")]}
+    assert "A SOC 2 report itself carries no score" in text(payroll, "cfo")
+    assert "carries no score" not in text({**payroll, "requirements": payroll["requirements"][1:]}, "cfo")
