@@ -112,16 +112,17 @@ def score_clause(facts: AssessmentFacts) -> str | None:
                    else "the open requirement here takes")
         unit = "point" if s.lo == s.hi == 1 else "points"
         whose = "CMMC's" if s.cmmc else "the SPRS"
-        checked = "" if s.cmmc else ", the score contracting officers check before award (DFARS 252.204-7019)"
+        checked = "" if s.cmmc else ", the score contracting officers check before award"
         parts.append(f"{subject} {s.lo if s.lo == s.hi else f'{s.lo} to {s.hi}'} {unit} off {whose} maximum of "
                      f"{MAXIMUM}, so {facts.organization} would score {s.ceiling}{checked}")
     if s.cmmc:
         parts.append(_conditional(s))
     text = ", and ".join(parts)
+    award = NO_AWARD in text
     if s.ssp_open:
         ssp = "the system security plan (3.12.4) is open, and without one no score can be given at all"
         text = f"{ssp}; beyond it, {text}" if s.scored else ssp
-    return f"{text} ({_cites(s, NO_AWARD in text)})"
+    return f"{text} ({_cites(s, award)})"
 
 
 def score_brief(facts: AssessmentFacts) -> str | None:
@@ -142,7 +143,7 @@ def score_brief(facts: AssessmentFacts) -> str | None:
 
 
 def _cites(s: Score, award: bool) -> str:
-    rules = (["32 CFR 170.21, 2024"] if s.cmmc else []) + (["DFARS 252.204-7021"] if award else [])
+    rules = (["32 CFR 170.21, 2024"] if s.cmmc else ["DFARS 252.204-7019"]) + (["DFARS 252.204-7021"] if award else [])
     return "; ".join([SOURCES, *rules])
 
 

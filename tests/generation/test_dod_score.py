@@ -138,7 +138,8 @@ def test_an_open_system_security_plan_means_no_score_at_all():
 def test_nist_800_171_readers_get_the_sprs_score_without_cmmc_status_talk():
     body = text({**AERO, "framework": "NIST SP 800-171 Rev. 2"}, "ceo_president")
     assert "29 to 31 points off the SPRS maximum of 110" in body
-    assert "the score contracting officers check before award (DFARS 252.204-7019)" in body
+    assert "the score contracting officers check before award (DoD Assessment Methodology v1.2.1, 2020; " \
+           "DFARS 252.204-7019)" in body
     assert "Conditional Level 2" not in body
 
 
