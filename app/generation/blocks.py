@@ -269,6 +269,9 @@ def findings(r: Reading) -> Output:
     paras += own + r.interactions()
     if note and r.p.id not in COUNSEL_FIRST:
         paras.append(note)
+    standing = _standing_fact(r)
+    if standing:
+        paras.append(standing)
     if "exposure" not in r.plan_blocks:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
@@ -282,6 +285,54 @@ def findings(r: Reading) -> Output:
         if bullets:
             paras.append(f"Also open{order_said}:" if own else r.fill(f"Open at {{org}}{order_said}:"))
     return paras, bullets
+
+
+# How each methodology introduces the framework or industry fact the run gave this reader (`_standing_fact`): a lead
+# of its own, so one reader's fact is not the same sentence under every methodology; none names a sales stage.
+STANDING_LEAD = {"spin": "For context", "challenger": "Worth knowing", "meddpicc": "On the record",
+                 "bant": "Background", "sandler": "One point of fact", "gap_selling": "Behind the numbers",
+                 "value_selling": "In the rules", "solution_selling": "Relevant here",
+                 "consultative_selling": "As the rules stand", "command_of_message": "The reference point"}
+
+
+# A requirement-level rule (`technical`) is the requirement's own note's to say, to one reader of the run; a proposal
+# is a draft, not a rule in force.
+NOT_STANDING = frozenset({"technical", "proposal"})
+
+
+def _told_in_notes(r: Reading, text: str) -> bool:
+    """Whether a fact says what a note of the run says already (four words in a row in common: "the Security Risk
+    Assessment Tool"): each note is told to one reader, and the fact would tell it to a second."""
+    def grams(t: str) -> set[tuple[str, ...]]:
+        words = re.findall(r"[a-z0-9]+", t.lower())
+        return {tuple(words[i:i + 4]) for i in range(len(words) - 3)}
+
+    def notes() -> set[tuple[str, ...]]:
+        told: set[tuple[str, ...]] = set()
+        for note in (r.industry.subject_notes.values() if r.industry else ()):
+            told |= grams(note)
+        for info in infos_of(r.f):
+            told |= grams((info or {}).get("matters", ""))
+        return told
+    return bool(grams(text) & r.f.memo("note_grams", notes))
+
+
+def _standing_fact(r: Reading) -> str | None:
+    """The first sourced fact the run gave this reader (the framework's or industry's own rule, deliverable, scope or
+    threat: `allot_facts`) that no other block of this report will quote: the exposure section quotes consequences
+    and figures, a scenario a fact about its own kind of failure. Panels found the packs' regime facts (DFARS
+    7012's 72-hour report, HIPAA's breach-notice clock, SDWA 1433) never reached the template reports."""
+    for fact in r.facts_for():
+        kind = fact["kind"]
+        if kind in NOT_STANDING or kind in FACT_TOPICS or kind == "deliverable" and _gets_deliverable(r):
+            continue
+        if "exposure" in r.plan_blocks and (kind in CONSEQUENCE_KINDS or FIGURE.search(fact["text"])):
+            continue
+        if _told_in_notes(r, f"{fact['text']} {fact.get('source', '')}"):
+            continue
+        lead = STANDING_LEAD.get(r.methodology, "For context")
+        return f"{lead}: {_lower_first(_as_one(r.cite(fact)), r)}."
+    return None
 
 
 POLICY_STEP = "writing the missing security policy"   # the plan's first step when no policy exists

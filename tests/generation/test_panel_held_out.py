@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from app.generation.facts import AssessmentFacts
 from app.generation.samples import markdown
 from app.generation.template_engine import TemplateEngine
@@ -285,3 +287,26 @@ def test_a_soc2_appendix_says_the_report_itself_has_no_score():
                                 _req("CC6.1", "Logical access security", "met")]}
     assert "A SOC 2 report itself carries no score" in text(payroll, "cfo")
     assert "carries no score" not in text({**payroll, "requirements": payroll["requirements"][1:]}, "cfo")
+
+
+BEHAVIORAL = {"companyId": "b-1", "framework": "HIPAA", "industry": "Behavioral health clinic", "policy": "NO",
+              "requirements": [_req("164.308(a)(1)(ii)(A)", "Risk analysis", "partially_met"),
+                               _req("164.308(a)(3)(ii)(C)", "Termination procedures", "not_met"),
+                               _req("164.312(a)(2)(iv)", "Encryption and decryption", "not_met"),
+                               _req("164.316(b)(1)", "Documentation", "not_met")]}
+
+
+@pytest.mark.parametrize("methodology", ["sandler", "challenger", "meddpicc", "value_selling"])
+def test_counsel_hears_the_breach_notice_clock_under_every_methodology(methodology):
+    """Panel (a behavioral health clinic's counsel, Sandler): "never sets the 60-day notice deadline". The pack
+    had the fact and allotted it to counsel, but only SPIN's exposure section ever quoted facts of its kind."""
+    assert "within 60 calendar days" in text(BEHAVIORAL, "general_counsel", methodology)
+
+
+def test_a_fact_reaches_one_reader_of_a_run_and_reads_differently_by_methodology():
+    from app.catalog import PERSONAS
+    sandler = [p.id for p in PERSONAS if "within 60 calendar days" in text(BEHAVIORAL, p.id, "sandler")]
+    assert sandler == ["general_counsel"]
+    leads = {m: next(line.split(":", 1)[0] for line in text(BEHAVIORAL, "general_counsel", m).splitlines()
+                     if "within 60 calendar days" in line) for m in ("sandler", "challenger", "meddpicc")}
+    assert len(set(leads.values())) == 3, leads
