@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import date
 
 from ..content import subjects_named
-from .dod_score import score_brief, score_clause
+from .dod_score import none_deferrable, score_brief, score_clause
 from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
 from .reading import (
@@ -32,7 +32,7 @@ from .reading import (
     topic_labels,
     why_first,
 )
-from .wording import cap, join, plural
+from .wording import cap, join, number_word, plural
 
 Output = tuple[list[str], list[str]]
 # Readers who verify the control owners' work rather than do it: their key points never call it theirs.
@@ -165,7 +165,7 @@ def assumption(r: Reading) -> Output:
     if cluster and cluster[0].id == r.p.topics[0] and r.relation == "decision_maker":
         topic, k = cluster
         paras.append(f"In this assessment the open items cluster: {k} of {r.f.open_count} concern "
-                     f"{topic.label}, which makes them one weakness to fix at the root rather than {_word(k)} "
+                     f"{topic.label}, which makes them one weakness to fix at the root rather than {number_word(k)} "
                      f"separate tasks.")
     return paras, []
 
@@ -609,7 +609,7 @@ def others(r: Reading) -> Output:
     if not n or r.whole:
         return [], []
     head = "Every open item sits with other owners:" if not r.groups and not r.policy_first else \
-        f"Other owners hold {_word(n)} more open {'item' if n == 1 else 'items'}:"
+        f"Other owners hold {number_word(n)} more open {'item' if n == 1 else 'items'}:"
     return [head], (["Documented security policy: missing"] if r.policy_elsewhere else []) + _listed(r, list(r.others))
 
 
@@ -663,13 +663,6 @@ def _scenario_topic(r: Reading):
         if topic.id not in NOT_AN_EVENT:
             return topic
     return r.groups[0].topic if r.groups else r.content.topics[r.p.topics[0]]
-
-
-WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def _word(n: int) -> str:
-    return WORDS[n] if n < len(WORDS) else str(n)
 
 
 def scenario(r: Reading) -> Output:
@@ -782,7 +775,11 @@ def decisions(r: Reading) -> Output:
         # customers read; under HIPAA a required specification cannot be accepted at all.
         gap = r.fill(r.framework.accepted_gap) if r.framework.accepted_gap else \
             f"under {r.slots['framework']} an accepted or insured gap still shows in the assessor's report"
-        items = [f"{d}, knowing that {gap}" if RISK_ACCEPTANCE.search(d) else d for d in items]
+        # where the framework accepts no risk at all and has a route of its own (CMMC's plan of action), the
+        # decision is which open items take that route, not which are accepted
+        route = f"{cap(gap)}; decide which open items, if any, take that route" if r.framework.accept_route \
+            and r.framework.accepted_gap else None
+        items = [(route or f"{d}, knowing that {gap}") if RISK_ACCEPTANCE.search(d) else d for d in items]
     lead = {"decision_maker": "Yours to decide:" if r.all_met else "Yours to decide, item by item:",
             "operator": "Sign-offs to secure:" if r.all_met else "Sign-offs to secure before the work starts:",
             "outside_reader": "Points for your own judgement:"}[r.relation]
@@ -888,6 +885,10 @@ def alternatives(r: Reading) -> Output:
     # where the framework has no risk acceptance (PCI DSS), its own route for a requirement that cannot be met
     accept = r.fill(r.framework.accept_route) if r.framework and r.framework.accept_route else \
         "Accept: in writing, with a review date"
+    if group and none_deferrable(r.f, group.indices):   # CMMC: these are worth more than 1 point
+        return [f"For {topic.label}, two routes:"], [
+            "Build: the team does the work", "Buy: a managed service you oversee",
+            "Defer: not open above 1 point"]   # under eight words: the routes are every reader's
     return [f"For {topic.label}, three routes:"], [
         "Build: the team does the work", "Buy: a managed service you oversee", accept]
 
@@ -937,7 +938,7 @@ def _key_points(r: Reading) -> list[str]:
     n = len(r.mine_open)
     if not r.groups and not r.policy_first:
         k = r.others_count
-        points = [f"Nothing open in your area at {r.slots['org']}; {_word(k)} open "
+        points = [f"Nothing open in your area at {r.slots['org']}; {number_word(k)} open "
                   f"{'item sits' if k == 1 else 'items sit'} with "
                   f"{join(list(dict.fromkeys(owner for owner, _, _ in r.others_by_owner())))}",
                   f"All open items: {plan.total_range} person-days of work (planning table)"]
@@ -981,7 +982,7 @@ def _key_points(r: Reading) -> list[str]:
     if r.others_count and not r.whole:
         owners = list(dict.fromkeys(owner for owner, _, _ in r.others_by_owner()))
         k = r.others_count
-        points.append(f"{cap(_word(k))} more open {'item sits' if k == 1 else 'items sit'} with {join(owners)}")
+        points.append(f"{cap(number_word(k))} more open {'item sits' if k == 1 else 'items sit'} with {join(owners)}")
     return points
 
 

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from .facts import AssessmentFacts
+from .wording import join, number_word
 
 MAXIMUM = 110
 CONDITIONAL = 88
@@ -36,15 +37,6 @@ SCORED = frozenset({"cmmc", "nist_800_171"})
 OTHER_LEVEL = re.compile(r"\b(?:level|l)\s*[13]\b|\bfar 52\.204-21\b", re.I)
 SOURCES = "DoD Assessment Methodology v1.2.1, 2020"
 NO_AWARD = "and without one no contract that names Level 2 can be awarded"
-WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-
-
-def _n(k: int) -> str:
-    return WORDS[k] if k < len(WORDS) else str(k)
-
-
-def _ids(ids: list[str]) -> str:
-    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
 
 
 @dataclass(frozen=True)
@@ -108,7 +100,7 @@ def score_clause(facts: AssessmentFacts) -> str | None:
         return None
     parts = []
     if s.scored:
-        subject = (f"the {_n(s.scored)} open requirements here take" if s.scored > 1
+        subject = (f"the {number_word(s.scored)} open requirements here take" if s.scored > 1
                    else "the open requirement here takes")
         unit = "point" if s.lo == s.hi == 1 else "points"
         whose = "CMMC's" if s.cmmc else "the SPRS"
@@ -135,7 +127,7 @@ def score_brief(facts: AssessmentFacts) -> str | None:
         return None
     held = ""
     if s.cmmc and s.blocking:
-        held = f"; {_ids(list(s.blocking))} cannot wait on a plan of action"
+        held = f"; {join(list(s.blocking))} cannot wait on a plan of action"
     elif s.cmmc:
         held = "; each open item could wait on a plan of action"
     exact = s.whole and s.lo == s.hi
@@ -152,7 +144,7 @@ def _conditional(s: Score) -> str:
     if_encrypted = " (3.13.11 only if its encryption is in place but not FIPS-validated)" if s.maybe else ""
     if s.blocking:
         k = len(s.blocking)
-        which = f"{_n(k)} of them ({_ids(list(s.blocking))})" if not s.single else s.blocking[0]
+        which = f"{number_word(k)} of them ({join(list(s.blocking))})" if not s.single else s.blocking[0]
         also = ", and may hold 3.13.11 only if its encryption is in place but not FIPS-validated" if s.maybe else ""
         return (f"a plan of action may not hold {which}{also}, so until {'it is' if k == 1 else 'they are'} "
                 f"closed no Level 2 status is possible, not even a conditional one, {NO_AWARD}")
@@ -162,3 +154,15 @@ def _conditional(s: Score) -> str:
                 f"Conditional Level 2 status needs, {NO_AWARD}")
     return (f"a plan of action may hold {them}{if_encrypted}, so a Conditional Level 2 status is within reach, "
             f"provided {'it is' if s.single else 'they are'} closed and reassessed within 180 days")
+
+
+def none_deferrable(facts: AssessmentFacts, indices) -> bool:
+    """Whether no open requirement among these may wait on a CMMC plan of action (each is worth more than 1 point
+    or barred), so CMMC's "Defer" route is not open to them."""
+    s = score_of(facts)
+    if not s or not s.cmmc:
+        return False
+    pack = facts.framework_pack
+    ids = [pack.resolve(facts.requirements[i].id, facts.requirements[i].title) for i in indices
+           if facts.requirements[i].status != "met"]
+    return bool(ids) and all(rid in s.blocking for rid in ids)

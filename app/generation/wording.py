@@ -12,6 +12,14 @@ def join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def number_word(n: int) -> str:
+    """ "three" for 3; figures from 11 on."""
+    return WORDS[n] if n < len(WORDS) else str(n)
+
+
 def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 

@@ -149,9 +149,12 @@ def test_level_one_has_no_points_to_apply():
 
 
 def test_cmmc_offers_its_plan_of_action_route_not_risk_acceptance():
-    routes = text(AERO, "it_director", "meddpicc")
+    ones = {**AERO, "requirements": [_req("3.1.1", "Authorized Access Control", "met"),
+                                     _req("3.1.9", "Privacy & Security Notices", "not_met"),
+                                     _req("3.1.11", "Session Termination", "partially_met")]}
+    routes = text(ones, "it_director", "meddpicc")
     assert "Defer: 1-point items, 180 days at most" in routes
-    assert "Accept: in writing" not in routes
+    assert "Accept: in writing" not in text(AERO, "it_director", "meddpicc")
 
 
 def test_outside_readers_are_told_how_much_of_the_110_was_assessed():
@@ -164,3 +167,20 @@ def test_outside_readers_are_told_how_much_of_the_110_was_assessed():
     typed = {**AERO, "requirements": [{**q, "id": f"{family[int(q['id'].split('.')[1])]}.L2-{q['id']}"}
                                       for q in AERO["requirements"]]}
     assert "Scope: 12 of the 110 Level 2 requirements" in text(typed, "investor", "challenger")
+
+
+def test_cmmc_offers_no_deferral_for_items_worth_more_than_a_point():
+    """Panel: the IT director was offered "Defer" for access control, whose two open items are 5-point ones."""
+    routes = text(AERO, "it_director", "meddpicc")
+    assert "For access control, two routes:" in routes and "Defer: not open above 1 point" in routes
+    assert "Defer: 1-point items" not in routes
+
+
+@pytest.mark.parametrize(("framework", "said"), [
+    ("CMMC Level 2", "CMMC accepts no Level 2 requirement as a risk"),
+    ("NIST SP 800-171 Rev. 2", "an open one is not accepted as a risk but recorded in a dated plan of action"),
+])
+def test_compliance_is_not_asked_which_items_to_accept_as_risks(framework, said):
+    body = text({**AERO, "framework": framework}, "compliance_officer", "challenger")
+    assert said in body and "decide which open items, if any, take that route" in body
+    assert "formal risk acceptance" not in body
