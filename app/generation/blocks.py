@@ -775,11 +775,11 @@ def decisions(r: Reading) -> Output:
         # customers read; under HIPAA a required specification cannot be accepted at all.
         gap = r.fill(r.framework.accepted_gap) if r.framework.accepted_gap else \
             f"under {r.slots['framework']} an accepted or insured gap still shows in the assessor's report"
-        # where the framework accepts no risk at all and has a route of its own (CMMC's plan of action), the
-        # decision is which open items take that route, not which are accepted
-        route = f"{cap(gap)}; decide which open items, if any, take that route" if r.framework.accept_route \
-            and r.framework.accepted_gap else None
-        items = [(route or f"{d}, knowing that {gap}") if RISK_ACCEPTANCE.search(d) else d for d in items]
+        items = [f"{d}, knowing that {gap}" if RISK_ACCEPTANCE.search(d) else d for d in items]
+    if r.framework and r.framework.accept_route:
+        # where the framework accepts no risk at all and has a route of its own (PCI DSS's compensating control,
+        # CMMC's and NIST SP 800-171's plan of action), there is no acceptance to decide; the routes say what may wait
+        items = [d for d in items if not RISK_ACCEPTANCE.search(d)]
     lead = {"decision_maker": "Yours to decide:" if r.all_met else "Yours to decide, item by item:",
             "operator": "Sign-offs to secure:" if r.all_met else "Sign-offs to secure before the work starts:",
             "outside_reader": "Points for your own judgement:"}[r.relation]

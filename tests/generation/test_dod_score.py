@@ -176,11 +176,11 @@ def test_cmmc_offers_no_deferral_for_items_worth_more_than_a_point():
     assert "Defer: 1-point items" not in routes
 
 
-@pytest.mark.parametrize(("framework", "said"), [
-    ("CMMC Level 2", "CMMC accepts no Level 2 requirement as a risk"),
-    ("NIST SP 800-171 Rev. 2", "an open one is not accepted as a risk but recorded in a dated plan of action"),
-])
-def test_compliance_is_not_asked_which_items_to_accept_as_risks(framework, said):
-    body = text({**AERO, "framework": framework}, "compliance_officer", "challenger")
-    assert said in body and "decide which open items, if any, take that route" in body
-    assert "formal risk acceptance" not in body
+@pytest.mark.parametrize("framework", ["CMMC Level 2", "NIST SP 800-171 Rev. 2"])
+def test_compliance_is_not_asked_which_items_to_accept_as_risks(framework):
+    """Panel: a NIST SP 800-171 compliance officer was advised "formal risk acceptance", which DFARS 7012 does not
+    allow; HIPAA, which does allow it for addressable items, keeps the decision."""
+    assert "formal risk acceptance" not in text({**AERO, "framework": framework}, "compliance_officer", "challenger")
+    hipaa = {**AERO, "framework": "HIPAA", "requirements": [
+        {"id": "164.312(a)(2)(iv)", "title": "Encryption and decryption", "status": "not_met"}]}
+    assert "formal risk acceptance" in text(hipaa, "compliance_officer", "challenger")
