@@ -20,6 +20,7 @@ from app.catalog import PERSONAS
 from app.content import load
 from app.content.schemas import TOPICS
 from app.generation.facts import AssessmentFacts
+from app.generation.samples import markdown
 from app.generation.template_engine import TemplateEngine
 from tests.content.test_industry_packs import BRACKET, CITATION
 
@@ -148,10 +149,7 @@ def test_the_us_rule_and_the_plc_advisories_are_cited_to_their_publishers():
 
 
 def _text(report: dict) -> str:
-    parts = [report["title"], report["summary"], report["callToAction"], *report["keyPoints"]]
-    for s in report["sections"]:
-        parts += [s["heading"], *s["paragraphs"], *s["bullets"]]
-    return "\n".join(parts)
+    return markdown({**report, "personaLabel": ""})   # the whole report as a reader sees it, appendix included
 
 
 # The panel's case: a municipal water utility assessed against NIST CSF 2.0.

@@ -15,17 +15,10 @@ from pathlib import Path
 import pytest
 
 from app.content import load
-from app.generation.facts import AssessmentFacts
-from app.generation.samples import markdown
-from app.generation.template_engine import TemplateEngine
+from tests.generation.test_panel_held_out import _req, text
 
-ENGINE = TemplateEngine()
 REV2 = re.compile(r"^3\.\d+\.\d+$")   # NIST SP 800-171 Rev. 2 numbers, not Level 3's "3.1.2e" or Rev. 3's
 FRAMEWORKS = Path(__file__).resolve().parents[2] / "app" / "content" / "frameworks"
-
-
-def _req(rid: str, title: str, status: str) -> dict:
-    return {"id": rid, "title": title, "status": status}
 
 
 AERO = {
@@ -45,11 +38,6 @@ AERO = {
         _req("3.6.1", "Incident Handling", "not_met"),
     ],
 }
-
-
-def text(body: dict, persona: str, methodology: str = "spin") -> str:
-    report = ENGINE.write(AssessmentFacts.from_submission(body), persona, methodology)
-    return " ".join(markdown({**report, "personaLabel": persona}).split())
 
 
 @pytest.mark.parametrize("key", ["cmmc", "nist_800_171"])
