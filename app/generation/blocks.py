@@ -459,7 +459,7 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
 # the requirement's place, so neighbours read differently, and turned under each methodology, so one reader's reports
 # under SPIN and another methodology do not read the same sentence.
 PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
-                  "{Item}; the reason it counts: {angle}.", "{Item}; in practice, {angle}.")
+                  "{Item}; put simply, {angle}.", "{Item}; in practice, {angle}.")
 PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}."}
 # What a control asks of staff is often its burden ("carry a phone or key for every sign-in"): never said as a reason
 # ("it is needed because employees must carry a phone"); turned like PLAIN_FINDINGS, so methodologies differ.
@@ -878,19 +878,21 @@ def alternatives(r: Reading) -> Output:
     group = next((g for g in r.groups if g.topic is topic), None)
     required = [i for i in (group.indices if group else ())
                 if (infos_of(r.f)[i] or {}).get("designation") == "required"]
+    # Where the third route is closed, it is listed as closed under a heading that counts no routes (a panel read
+    # "two routes" over three bullets). Each line stays under eight words: the routes are every reader's.
     if required:
-        return [f"For {topic.label}, two routes:"], [
-            "Build: the team does the work", "Buy: a managed service you oversee",
-            f"Accept: not open, {r.slots['framework']} requires {'it' if len(required) == 1 else 'these'}"]
+        these = "it" if len(required) == 1 else "these"
+        return [f"For {topic.label}, the routes:"], [
+            *OPEN_ROUTES, f"Accept: not open, {r.slots['framework']} requires {these}"]
+    if group and none_deferrable(r.f, group.indices):   # CMMC: worth more than 1 point, or barred from a plan
+        return [f"For {topic.label}, the routes:"], [*OPEN_ROUTES, "Defer: not open to these items"]
     # where the framework has no risk acceptance (PCI DSS), its own route for a requirement that cannot be met
     accept = r.fill(r.framework.accept_route) if r.framework and r.framework.accept_route else \
         "Accept: in writing, with a review date"
-    if group and none_deferrable(r.f, group.indices):   # CMMC: these are worth more than 1 point
-        return [f"For {topic.label}, two routes:"], [
-            "Build: the team does the work", "Buy: a managed service you oversee",
-            "Defer: not open above 1 point"]   # under eight words: the routes are every reader's
-    return [f"For {topic.label}, three routes:"], [
-        "Build: the team does the work", "Buy: a managed service you oversee", accept]
+    return [f"For {topic.label}, three routes:"], [*OPEN_ROUTES, accept]
+
+
+OPEN_ROUTES = ["Build: the team does the work", "Buy: a managed service you oversee"]
 
 
 BLOCKS = {"position": position, "assumption": assumption, "findings": findings, "others": others,

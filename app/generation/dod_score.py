@@ -9,8 +9,9 @@ Rules applied, with their sources:
 - a requirement not fully met scores as NOT MET, except that 3.5.3 (multi-factor authentication) and 3.13.11
   (FIPS-validated cryptography) lose 3 rather than 5 points when implemented in part (3.5.3: for remote and
   privileged users but not general users; 3.13.11: encryption employed but not FIPS-validated); a "partly met"
-  status does not say which part, so those two count as 3 to 5 (DoD Assessment Methodology v1.2.1, 2020,
-  section 5(e) and Annex A);
+  status does not say which part, so those two count as 3 to 5, and 3.13.11 "not met" too, since encryption that
+  is merely not FIPS-validated is often recorded so (DoD Assessment Methodology v1.2.1, 2020, section 5(e) and
+  Annex A);
 - 3.12.4, the system security plan, has no points: without one no assessment is scored (ibid., Annex A);
 - a Conditional Level 2 status needs a score of at least 88 of 110, with only 1-point requirements on the plan
   of action, 3.13.11 excepted when encryption is employed but not FIPS-validated, and never 3.1.20, 3.1.22,
@@ -33,6 +34,9 @@ CONDITIONAL = 88
 PART_CREDIT = {"3.5.3": 3, "3.13.11": 3}
 NEVER_ON_PLAN = ("3.1.20", "3.1.22", "3.10.3", "3.10.4", "3.10.5", "3.12.4")
 SSP = "3.12.4"
+# Open, whether "not met" or "partly met", 3.13.11 may be encryption that is in place but not FIPS-validated, which
+# loses 3 points rather than 5 and may wait on a plan of action: the status does not say, so both are given.
+FIPS = "3.13.11"
 SCORED = frozenset({"cmmc", "nist_800_171"})
 OTHER_LEVEL = re.compile(r"\b(?:level|l)\s*[13]\b|\bfar 52\.204-21\b", re.I)
 SOURCES = "DoD Assessment Methodology v1.2.1, 2020"
@@ -48,7 +52,7 @@ class Score:
     whole: bool           # every scored requirement was assessed, so the score is known, not a ceiling
     ssp_open: bool        # the system security plan is open: no score at all
     blocking: tuple[str, ...]   # open requirements no plan of action may hold (CMMC)
-    maybe: bool           # 3.13.11 is partly met: on a plan only if encryption is in place but not FIPS-validated
+    maybe: bool           # 3.13.11 is open: on a plan only if encryption is in place but not FIPS-validated
     single: bool          # one open requirement in all
 
     @property
@@ -82,12 +86,13 @@ def _score(facts: AssessmentFacts) -> Score | None:
         return None
     return Score(
         cmmc=cmmc, scored=sum(1 for row in open_rows if row[2]),
-        lo=sum(PART_CREDIT.get(rid, p) if status == "partially_met" else p for rid, status, p in open_rows),
+        lo=sum(PART_CREDIT.get(rid, p) if status == "partially_met" or rid == FIPS else p
+               for rid, status, p in open_rows),
         hi=sum(p for _, _, p in open_rows), whole=len(scored_ids) >= MAXIMUM - 1,
         ssp_open=any(rid == SSP for rid, _, _ in open_rows),
         blocking=tuple(rid for rid, status, p in open_rows
-                       if rid in NEVER_ON_PLAN or p > 1 and not (rid == "3.13.11" and status == "partially_met")),
-        maybe=any(rid == "3.13.11" and status == "partially_met" for rid, status, _ in open_rows),
+                       if rid in NEVER_ON_PLAN or p > 1 and rid != FIPS),
+        maybe=any(rid == FIPS for rid, _, _ in open_rows),
         single=len(open_rows) == 1)
 
 

@@ -148,9 +148,9 @@ def _article(word: str) -> str:
 _ORG_NOUN = re.compile(r"\b(?:agency|association|authority|bank|brokerage|business|carrier|centre|center|chain|"
                        r"charity|clinic|co-?op|college|company|contractor|cooperative|council|credit union|"
                        r"dealer(?:ship)?|department|district|firm|foundation|group|hospital|hotel|insurer|"
-                       r"lab(?:oratory)?|manufacturer|network|non-?profit|office|partnership|pharmacy|practice|"
-                       r"provider|restaurant|retailer|school|shop|society|startup|store|studio|supplier|trust|"
-                       r"university|utility|vendor)$", re.I)
+                       r"lab(?:oratory)?|manufacturer|marketplace|network|non-?profit|office|partnership|pharmacy|"
+                       r"platform|practice|processor|provider|restaurant|retailer|school|service|shop|society|"
+                       r"startup|store|studio|subcontractor|supplier|trust|university|utility|vendor)$", re.I)
 
 
 def _an_org(industry: str) -> str:

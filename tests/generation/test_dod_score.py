@@ -160,8 +160,12 @@ def test_outside_readers_are_told_how_much_of_the_110_was_assessed():
 def test_cmmc_offers_no_deferral_for_items_worth_more_than_a_point():
     """Panel: the IT director was offered "Defer" for access control, whose two open items are 5-point ones."""
     routes = text(AERO, "it_director", "meddpicc")
-    assert "For access control, two routes:" in routes and "Defer: not open above 1 point" in routes
-    assert "Defer: 1-point items" not in routes
+    assert "For access control, the routes:" in routes and "Defer: not open to these items" in routes
+    assert "Defer: 1-point" not in routes
+    # 3.10.3 is a 1-point requirement, but one no plan of action may ever hold
+    visitors = {**AERO, "requirements": [_req("3.10.3", "Escort Visitors", "not_met"),
+                                         _req("3.1.1", "Authorized Access Control", "met")]}
+    assert "Defer: not open to these items" in text(visitors, "general_counsel", "meddpicc")
 
 
 @pytest.mark.parametrize("framework", ["CMMC Level 2", "NIST SP 800-171 Rev. 2"])
@@ -172,3 +176,14 @@ def test_compliance_is_not_asked_which_items_to_accept_as_risks(framework):
     hipaa = {**AERO, "framework": "HIPAA", "requirements": [
         {"id": "164.312(a)(2)(iv)", "title": "Encryption and decryption", "status": "not_met"}]}
     assert "formal risk acceptance" in text(hipaa, "compliance_officer", "challenger")
+
+
+def test_cui_encryption_not_met_may_still_be_unvalidated_encryption():
+    """Panel (a tooling subcontractor, 3.13.11 not met): every report missed that CUI encryption can wait on a plan
+    of action when encryption is in place but not FIPS-validated; "not met" does not say which."""
+    shop = {**AERO, "requirements": [_req("3.13.11", "CUI Encryption", "not_met"),
+                                     _req("3.8.9", "Protect Backups", "not_met")]}
+    body = text(shop, "cfo")
+    assert "take 4 to 6 points off CMMC's maximum of 110" in body
+    assert "may hold them (3.13.11 only if its encryption is in place but not FIPS-validated), so a Conditional " \
+           "Level 2 status is within reach" in body

@@ -168,8 +168,11 @@ def test_a_required_hipaa_specification_is_never_offered_for_acceptance():
     f = AssessmentFacts.from_submission(DENTAL)
     report = ENGINE.write(f, "general_counsel", "meddpicc")
     bullets = [b for s in report["sections"] for b in s["bullets"]]
+    paragraphs = [p for s in report["sections"] for p in s["paragraphs"]]
     assert "Accept: not open, HIPAA requires it" in bullets or "Accept: not open, HIPAA requires these" in bullets
     assert "Accept: in writing, with a review date" not in bullets
+    # a closed route is not counted as one of "two routes" over three lines (panel, 2026-11-27 late)
+    assert not any("two routes" in p for p in paragraphs)
 
 
 def test_an_investor_reads_an_before_a_vowel_and_no_defense_data_in_a_car_parts_supplier():
