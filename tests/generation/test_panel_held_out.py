@@ -318,3 +318,13 @@ def test_a_platform_or_a_subcontractor_reads_as_a_kind_of_organization():
     assert _an_org("telehealth platform") == "a telehealth platform"
     assert _an_org("machine tooling subcontractor") == "a machine tooling subcontractor"
     assert _an_org("logistics") == "an organization in logistics"
+
+
+def test_pci_anti_phishing_mechanisms_are_filtering_not_training():
+    """Panel (a grocery chain, PCI DSS): 5.4.1 "Anti-phishing mechanisms" was argued as staff training in all three
+    reports; training is 12.6.3.1."""
+    from app.content import load
+    content = load()
+    obliges = content.frameworks["pci_dss"].info("5.4.1")["obliges"]
+    assert content.subject_of("Anti-phishing mechanisms", obliges, "vuln").id == "vuln.email_web"
+    assert content.subject_of("Phishing awareness training", "", "hr").id == "hr.training"
