@@ -221,9 +221,14 @@ def tier_standing(r: Reading) -> str | None:
     # One sentence, so the readers who share the counts do not share a sentence.
     above = f", and above {first.name}, {join(higher)}" if higher else ""
     text = f"{lead}; the assessment covered {covered}{above}."
+    return text + (f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else "")
+
+
+def score_standing(r: Reading) -> str | None:
+    """The score the statuses imply, in brief, for the readers who check the status (CMMC, NIST SP 800-171: whether
+    or not the framework has tiers); the deciding readers have it with what it means for award."""
     brief = score_brief(r.f) if r.p.id in SCORE_LEAD else None
-    return (text + (f" {r.fill(fw.tier_note)}" if r.p.id in TIER_NOTE_READERS else "")
-            + (f" {SCORE_LEAD[r.p.id]} {brief}." if brief else ""))
+    return f"{SCORE_LEAD[r.p.id]} {brief}." if brief else None
 
 
 def tier_point(r: Reading) -> str | None:
@@ -244,7 +249,7 @@ def findings(r: Reading) -> Output:
         paras, bullets = _findings_all_met(r)
         return ([paras[0], tier, *paras[1:]] if tier and paras else paras), bullets
     paras = [policy_finding(r)] if r.policy_first else []
-    paras += [tier] if tier else []
+    paras += [p for p in (tier, score_standing(r)) if p]
     # Counsel reads first what the open items mean for what can be certified or reported; the others after
     # the areas that are theirs.
     note = _deliverable_note(r) if _gets_deliverable(r) else None
@@ -800,8 +805,8 @@ def coverage(r: Reading) -> Output:
     for i in range(len(r.f.requirements)):
         by_topic.setdefault(main_topic(r.f, i), []).append(i)
     paras = [policy_finding(r)] if r.policy_first and not r.all_met else []
-    tier = tier_standing(r) if "findings" not in r.plan_blocks else None
-    paras += [tier] if tier else []
+    if "findings" not in r.plan_blocks:
+        paras += [p for p in (tier_standing(r), score_standing(r)) if p]
     # the reader's angle on an area frames it only where the angle is about one of the area's requirements here: an
     # underwriter's multi-factor angle never frames "Registers and authorizes new users" (read as "MFA: not met");
     # there the statuses come first and the angle is said as what the record does not show

@@ -115,11 +115,10 @@ def score_clause(facts: AssessmentFacts) -> str | None:
     if s.cmmc:
         parts.append(_conditional(s))
     text = ", and ".join(parts)
-    award = NO_AWARD in text
     if s.ssp_open:
         ssp = "the system security plan (3.12.4) is open, and without one no score can be given at all"
         text = f"{ssp}; beyond it, {text}" if s.scored else ssp
-    return f"{text} ({_cites(s, award)})"
+    return f"{text} ({_cites(s, NO_AWARD in text)})"
 
 
 def score_brief(facts: AssessmentFacts) -> str | None:

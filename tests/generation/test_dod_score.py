@@ -187,3 +187,18 @@ def test_cui_encryption_not_met_may_still_be_unvalidated_encryption():
     assert "take 4 to 6 points off CMMC's maximum of 110" in body
     assert "may hold them (3.13.11 only if its encryption is in place but not FIPS-validated), so a Conditional " \
            "Level 2 status is within reach" in body
+
+
+def test_the_brief_score_does_not_depend_on_the_framework_having_tiers():
+    """NIST SP 800-171 has no levels; its compliance officer still reads the score the statuses imply (a held-out
+    panel: "it never mentions SPRS")."""
+    body = text({**AERO, "framework": "NIST SP 800-171 Rev. 2"}, "compliance_officer", "challenger")
+    assert "The score these statuses would enter in SPRS is at most 81 of 110 (DoD Assessment Methodology" in body
+
+
+def test_an_open_plan_alone_cites_only_what_is_said():
+    only_ssp = {**AERO, "requirements": [_req("3.12.4", "System Security Plan", "not_met"),
+                                         _req("3.1.1", "Authorized Access Control", "met")]}
+    body = text(only_ssp, "cfo")
+    assert "the system security plan (3.12.4) is open, and without one no score can be given at all (DoD " \
+           "Assessment Methodology v1.2.1, 2020; 32 CFR 170.21, 2024)." in body
