@@ -224,6 +224,7 @@ class Subject:
     people: str
     recovery: str
     weak_terms: tuple[str, ...] = ()   # count half: "polic" alone does not make "Sanction policy" a policy matter
+    outranks: tuple[str, ...] = ()     # subjects this one beats when the title names it ("log review" over logs)
 
 
 @dataclass(frozen=True)
@@ -425,16 +426,21 @@ def _hits(sub: Subject, words: str) -> int:
 
 def _subject_of(subjects: tuple[Subject, ...], title: str, obliges: str, topic: str) -> Subject | None:
     head, rest = _words(title), _words(obliges)
-    best, score = None, (0, False, "")
+    best, score, titled_ids = None, (0, False, ""), []
     for sub in subjects:
         titled = _hits(sub, head)
+        if titled:
+            titled_ids.append(sub)
         if not titled and sub.topic != topic:
             continue
         hits = 2 * titled + _hits(sub, rest)
         key = (hits, sub.topic == topic, sub.id)
         if hits and (key[:2] > score[:2] or key[:2] == score[:2] and key[2] < score[2]):
             best, score = sub, key
-    return best
+    # The title's action decides over its object: "Audit logs reviewed daily" is log review, not log keeping,
+    # however many words of logs the title and the obligation hold.
+    over = next((sub for sub in titled_ids if best is not None and best.id in sub.outranks), None)
+    return over or best
 
 
 # Tie order between equal scores: narrow topics before the broad ones their words also touch.
@@ -573,7 +579,8 @@ def load(root: Path = ROOT) -> Content:
                                            dict(data["scenarios"]), tuple(s.lower() for s in data["unless"]),
                                            data["sells_to_businesses"])
     subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")),
-                             weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")), **entry)
+                             weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")),
+                             outranks=tuple(entry.pop("outranks")), **entry)
                      for sid, entry in read(root / "subjects.toml", schemas.SubjectsFileSchema()).items())
     general = read(root / "general.toml", schemas.GeneralSchema())
     personas = []

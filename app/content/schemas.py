@@ -288,6 +288,9 @@ class SubjectSchema(Schema):
     # Terms too broad to decide alone ("polic", "incident"): they count half, so "Sanction policy" is about
     # sanctions and "Incident reporting" about reporting, and they still decide when nothing else is named.
     weak_terms = fields.List(fields.String(validate=validate.Length(min=2, max=60)), load_default=list)
+    # Subjects this one beats whenever one of its own terms is in the title, however the counts fall: the
+    # title's action ("log review") decides over its object ("audit logs").
+    outranks = fields.List(fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")), load_default=list)
     risk = Text(required=True)
     impact = Text(required=True)
     liability = Text(required=True)

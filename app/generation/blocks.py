@@ -13,12 +13,14 @@ import re
 from collections import Counter
 from datetime import date
 
-from ..content import subjects_named
+from ..content import load, subjects_named
 from .dod_score import none_deferrable, score_brief, score_clause
 from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, likely, money, rates, week_end, when
 from .reading import (
+    CONSEQUENCE_KINDS,
     FACT_TOPICS,
+    FIGURE,
     KEY_POINT_MAX,
     MAX_GROUPS,
     MAX_NAMED,
@@ -37,10 +39,7 @@ from .wording import cap, join, number_word, plural
 Output = tuple[list[str], list[str]]
 # Readers who verify the control owners' work rather than do it: their key points never call it theirs.
 ASSURANCE_READERS = frozenset({"internal_auditor"})
-FIGURE = re.compile(r"[$€£]\s?\d|EUR \d|\d+(\.\d+)?%")
-# Facts that say what a failure costs or triggers: the only ones an exposure section quotes.
-CONSEQUENCE_KINDS = frozenset({"penalty", "notice", "enforcement", "breach_cost", "breach_cost_global", "ransomware",
-                               "insurer_controls", "sec_disclosure", "detection", "credentials", "third_party"})
+
 
 def position(r: Reading) -> Output:
     return [r.fill(r.p.position)], []
@@ -326,9 +325,13 @@ def _standing_fact(r: Reading) -> str | None:
     """The first sourced fact the run gave this reader (the framework's or industry's own rule, deliverable, scope or
     threat: `allot_facts`) that no other block of this report will quote: the exposure section quotes consequences
     and figures, a scenario a fact about its own kind of failure. Panels found the packs' regime facts (DFARS
-    7012's 72-hour report, HIPAA's breach-notice clock, SDWA 1433) never reached the template reports."""
+    7012's 72-hour report, HIPAA's breach-notice clock, SDWA 1433) never reached the template reports. General facts
+    are not the client's rules: NIST's quick-start guide to the CSF read as spliced on to a PCI DSS grocer's owner."""
+    general = r.f.memo("general_fact_ids", lambda: frozenset(id(f) for f in load().general_facts))
     for fact in r.facts_for():
         kind = fact["kind"]
+        if id(fact) in general:
+            continue
         if kind in NOT_STANDING or kind in FACT_TOPICS or kind == "deliverable" and _gets_deliverable(r):
             continue
         if "exposure" in r.plan_blocks and (kind in CONSEQUENCE_KINDS or FIGURE.search(fact["text"])):
@@ -642,7 +645,7 @@ def _gets_deliverable(r: Reading) -> bool:
 
 
 def exposure(r: Reading) -> Output:
-    facts = [f for f in r.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
+    facts = r.exposure_facts()
     # the deliverable is the exposure that reaches them first, said in the findings where the plan has them
     # (else here), with one figure beside it
     deliverable = _deliverable_note(r) if _gets_deliverable(r) and not r.all_met else None
@@ -652,26 +655,14 @@ def exposure(r: Reading) -> Output:
     cost = [c for c in [_cost_sentence(r)] if c]
     if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
         if r.groups:   # as it would come about through the first open area (worded unlike `scenario`'s "If ...")
-            return [*first, f"What a serious incident would mean: {r.incident(_scenario_topic(r))}; "
+            return [*first, f"What a serious incident would mean: {r.incident(r.scenario_topic())}; "
                     f"{r.fill(r.p.stake)}.", *cost], []
         return [*first, f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
     return [*first, *(r.cite(f) for f in facts), *cost], []
 
 
-# Topics whose failure is not an event: a scenario ("if ..., the owner loses days of work") is told through the
-# reader's first open area that is, so the loss follows from what happened.
-NOT_AN_EVENT = frozenset({"governance", "privacy"})
-
-
-def _scenario_topic(r: Reading):
-    for topic in [g.topic for g in r.groups] + [r.content.topics[t] for t in r.p.topics]:
-        if topic.id not in NOT_AN_EVENT:
-            return topic
-    return r.groups[0].topic if r.groups else r.content.topics[r.p.topics[0]]
-
-
 def scenario(r: Reading) -> Output:
-    topic = _scenario_topic(r)
+    topic = r.scenario_topic()
     if r.all_met or not r.groups:
         text = (f"The controls in place are what keep this hypothetical: if {r.incident(topic)}, "
                 f"{r.fill(r.p.stake)}.")
@@ -876,7 +867,8 @@ def residual(r: Reading) -> Output:
 
 
 def alternatives(r: Reading) -> Output:
-    topic = _scenario_topic(r)
+    events = r.event_topics()
+    topic = events[0] if events else r.groups[0].topic if r.groups else r.content.topics[r.p.topics[0]]
     if r.all_met:
         return [f"Who keeps {topic.label} evidenced:"], ["The team that runs it", "An outside reviewer, once a year"]
     # A requirement the framework marks "required" (HIPAA) cannot be accepted as a risk; it is implemented.

@@ -358,9 +358,41 @@ class Reading:
         (panel, 2026-11-27). Operators and management keep the short form: a long scenario shared by more readers
         would read as the same paragraph in every report."""
         scenario = self.industry.scenarios.get(topic.id) if self.industry else None
-        if scenario and self.relation != "operator" and self.p.category != "Management":
+        if scenario and scenario_allotment(self.f, self.methodology).get(self.p.id) == topic.id:
             return self.fill(scenario)
         return self.fill(topic.risk)
+
+    def exposure_facts(self) -> list[dict]:
+        """The facts of the run given to this reader that say what a failure costs or triggers, or put a figure on
+        it: what an exposure section quotes (without one left, it tells the reader's scenario instead)."""
+        return [f for f in self.facts_for() if f["kind"] in CONSEQUENCE_KINDS or FIGURE.search(f["text"])]
+
+    def tells_scenario(self) -> bool:
+        """Whether this reader's report tells how a serious incident would come about: its plan has the scenario,
+        or an exposure section with no fact of the reader's left to quote."""
+        blocks = {b for section in self.plan.sections for b in section.blocks}
+        return "scenario" in blocks or "exposure" in blocks and bool(self.groups) and not self.exposure_facts()
+
+    def event_topics(self) -> list[Topic]:
+        """The reader's areas a serious incident can start from, their open ones first: a failure of governance or
+        privacy is not an event, so a scenario told through one would have nothing happen ("if ..., the owner loses
+        days of work" must follow from what happened)."""
+        seen: list[Topic] = []
+        for topic in [g.topic for g in self.groups] + [self.content.topics[t] for t in self.p.topics]:
+            if topic.id not in NOT_AN_EVENT and topic not in seen:
+                seen.append(topic)
+        return seen
+
+    def scenario_topic(self) -> Topic:
+        """The area this reader's scenario starts from: the one the run gave it (`scenario_allotment`), else its
+        first event area."""
+        allotted = scenario_allotment(self.f, self.methodology).get(self.p.id)
+        if allotted:
+            return self.content.topics[allotted]
+        events = self.event_topics()
+        if events:
+            return events[0]
+        return self.groups[0].topic if self.groups else self.content.topics[self.p.topics[0]]
 
     def obliges(self, i: int) -> str | None:
         """What the requirement obliges, from its pack entry, or None when no pack knows it."""
@@ -604,6 +636,47 @@ def _allotting(facts: AssessmentFacts, methodology: str) -> dict[str, Reading]:
         method = next(m for m in load().methodologies if m.id == methodology)
         return {p.id: Reading(facts, p, method.plans[p.relation], methodology) for p in load().personas}
     return facts.memo(f"allotting:{methodology}", build)
+
+
+FIGURE = re.compile(r"[$€£]\s?\d|EUR \d|\d+(\.\d+)?%")
+# Facts that say what a failure costs or triggers: the only ones an exposure section quotes.
+CONSEQUENCE_KINDS = frozenset({"penalty", "notice", "enforcement", "breach_cost", "breach_cost_global", "ransomware",
+                               "insurer_controls", "sec_disclosure", "detection", "credentials", "third_party"})
+
+
+# Readers who tell a scenario another reader of the run tells when none of theirs is free (`scenario_allotment`).
+REPEAT_SCENARIOS = frozenset({"Executive", "External"})
+
+# Topics whose failure is not an event (see `Reading.event_topics`).
+NOT_AN_EVENT = frozenset({"governance", "privacy"})
+
+
+def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[str, str]:
+    """Which reader tells which of the industry's incident scenarios, once per run: {persona: topic}. A scenario is a
+    long, particular paragraph; told to every reader whose first open area shares it, it read as the same paragraph
+    pasted across reports (panel, 2026-11-28). The owner chooses first, then readers in the allotment order of facts;
+    each takes the first of its event areas whose scenario no one has taken. When every one is taken, executives and
+    outside readers, who weigh the loss, tell their first again (the industry's events read better twice than not at
+    all), and sales and marketing the topic's short risk, as operators and management always do."""
+    def allot():
+        scenarios = facts.industry_pack.scenarios if facts.industry_pack else {}
+        if not scenarios:
+            return {}
+        readings = _allotting(facts, methodology)
+        taken: set[str] = set()
+        out: dict[str, str] = {}
+        for persona in sorted(load().personas, key=lambda p: (p.id != OWNER, ALLOT_ORDER.index(p.category))):
+            r = readings[persona.id]
+            if r.relation == "operator" or persona.category == "Management" or not r.tells_scenario():
+                continue
+            told = [t for t in r.event_topics() if t.id in scenarios]
+            again = told[0] if told and persona.category in REPEAT_SCENARIOS else None
+            topic = next((t for t in told if t.id not in taken), again)
+            if topic is not None:
+                taken.add(topic.id)
+                out[persona.id] = topic.id
+        return out
+    return facts.memo(f"scenarios:{methodology}", allot)
 
 
 def _has(r: Reading, *blocks: str) -> bool:

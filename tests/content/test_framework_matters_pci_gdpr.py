@@ -31,8 +31,8 @@ def citation(note: str) -> tuple[str, str] | None:
             return note[:i].rstrip(), note[i:-1]
     return None
 # PCI DSS v4.0.1 requirements whose Applicability Notes say "best practice until 31 March 2025" and that carry a note
-FUTURE_DATED = {"3.2.1", "4.2.1", "4.2.1.1", "5.4.1", "6.3.2", "6.4.3", "7.2.5", "8.3.6", "8.4.2", "10.4.1.1",
-                "11.3.1.2", "11.6.1", "12.3.1", "12.3.3", "12.6.3.1", "12.10.7"}
+FUTURE_DATED = {"3.2.1", "4.2.1", "4.2.1.1", "5.4.1", "6.3.2", "6.4.3", "7.2.5", "8.3.6", "8.4.2", "9.5.1.2.1",
+                "10.4.1.1", "11.3.1.2", "11.6.1", "12.3.1", "12.3.3", "12.6.3.1", "12.10.7"}
 
 
 def notes(key):

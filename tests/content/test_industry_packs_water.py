@@ -179,7 +179,7 @@ def test_a_water_utilitys_reports_speak_of_its_plants_and_ratepayers(csf_reports
     everything = "\n".join(csf_reports.values())
     for words in ("SCADA", "PLC", "pump", "treatment plant", "ratepayers", "billing and plant control data"):
         assert words in everything, words
-    assert sum("ratepayers" in t for t in csf_reports.values()) >= 5
+    assert sum("ratepayers" in t for t in csf_reports.values()) >= 4   # each scenario told once where it can be
     assert "keep serving ratepayers" in csf_reports["small_business_owner"]
     board = csf_reports["board_member"]
     assert "billing and plant control data" in board
@@ -190,3 +190,17 @@ def test_a_water_utilitys_reports_never_speak_of_the_grid_or_its_regulators(csf_
         assert not re.search(r"\b(grid|FERC|NERC|substation)s?\b", text), pid
         assert "customers'" not in text and "customer account data" not in text, pid
         assert "{" not in text and "}" not in text, pid
+
+
+def test_the_utilitys_incident_scenarios_are_spread_over_its_readers(csf_reports):
+    """A scenario is a long, particular paragraph: told to one reader each where the run has enough of them, so the
+    board, the CFO and the underwriter do not read the same story (panel, 2026-11-28), and the owner's is its own."""
+    from app.content import load
+
+    openings = {topic: " ".join(text.split()[:6]) for topic, text in load().industries["water"].scenarios.items()
+                if "{" not in " ".join(text.split()[:6])}
+    told = {topic: [pid for pid, text in csf_reports.items() if opening in text]
+            for topic, opening in openings.items()}
+    assert sum(bool(readers) for readers in told.values()) >= 5, told
+    owners = [topic for topic, readers in told.items() if "small_business_owner" in readers]
+    assert owners and all(told[topic] == ["small_business_owner"] for topic in owners), told
