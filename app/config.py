@@ -169,7 +169,7 @@ def settings_from_env(instance_path: str, env: dict | None = None) -> dict:
         # The name the pages give this service in their footer (a white-label brand hides it).
         "SERVICE_NAME": env.get("SERVICE_NAME") or "Compliance Report Service",
         # Password reset by email (app/portal/reset.py): an SMTP server the portal may send through; without
-        # MAIL_SERVER the sign-in page says the operator resets passwords (`flask users set-password`).
+        # MAIL_SERVER the sign-in page says the operator resets passwords (`flask users reset-password`).
         "MAIL_SERVER": env.get("MAIL_SERVER") or None,
         "MAIL_PORT": _int(env, "MAIL_PORT", 587, minimum=1),
         "MAIL_USE_TLS": _bool(env, "MAIL_USE_TLS", True),       # STARTTLS before anything is sent

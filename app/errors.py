@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import re
 import traceback
+from collections.abc import Callable
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException, NotFound
@@ -67,8 +68,23 @@ def wants_json() -> bool:
 
 
 def html_error(status: int, title: str) -> Response:
+    """The HTML answer to an error: the page of the area the request is in, where the area registered one
+    (`error_pages`: the portal keeps its layout and navigation on a 405 or a 500), else the shared page."""
+    for matches, render in current_app.extensions.get("error_pages", ()):
+        if matches():
+            try:
+                return render(status, title)
+            except Exception:  # noqa: BLE001 - the area's page needs what may have failed (the database)
+                log.warning("the area's own %s page failed; the shared page answers", status, exc_info=True)
+                db.session.rollback()
     return Response(render_template("errors/error.html", status=status, title=title),
                     status=status, mimetype="text/html")
+
+
+def error_pages(app: Flask, matches: Callable[[], bool], render: Callable[[int, str], Response]) -> None:
+    """Let an area answer its requests' HTML errors with a page of its own: `render(status, message)` wherever
+    `matches()` holds for the request."""
+    app.extensions.setdefault("error_pages", []).append((matches, render))
 
 
 # A code point of the surrogate range is always a lone surrogate in a Python string (JSON's escaped pairs are

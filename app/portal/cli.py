@@ -112,11 +112,11 @@ def enable(email):
     click.echo(f"Enabled {user.email}.")
 
 
-@users_cli.command("set-password")
+@users_cli.command("reset-password")
 @click.argument("email")
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input instead of prompting.")
 def change_password(email, password_stdin):
-    """Give a user a new password; their open sessions end."""
+    """Give a user a new password (a forgotten one, without mail); their open sessions end."""
     user = _load_user(email)
     try:
         set_password(user, _read_password(password_stdin))
@@ -125,6 +125,9 @@ def change_password(email, password_stdin):
         raise click.ClickException(str(error)) from None
     db.session.commit()
     click.echo(f"Changed the password of {user.email}.")
+
+
+users_cli.add_command(change_password, "set-password")   # its first name, kept for scripts that use it
 
 
 @users_cli.command("reset-two-factor")

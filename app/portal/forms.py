@@ -103,6 +103,12 @@ class CodeForm(PortalForm):
                        description="The 6-digit code your authenticator app shows, or one of your recovery codes.")
 
 
+class SetupCodeForm(PortalForm):
+    """Turning two-factor sign-in on: only the app's code (no recovery code exists yet)."""
+    code = StringField("Code", validators=[DataRequired("Enter the code."), Length(max=40), no_control_characters],
+                       description="The 6-digit code your authenticator app shows now.")
+
+
 class TurnOffForm(PortalForm):
     current_password = PasswordField("Current password", validators=[DataRequired("Enter your current password."),
                                                                      Length(max=1024)])

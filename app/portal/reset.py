@@ -1,5 +1,5 @@
 """Password reset by email, when the operator gives the portal an SMTP server (MAIL_* settings); without one the
-sign-in page says the operator resets passwords with `flask users set-password`.
+sign-in page says the operator resets passwords with `flask users reset-password`.
 
 A reset link carries the user's id and the fingerprint of their current password hash, signed and valid for an
 hour: once the password changes (by this link or any other way) the link stops working, so it works once. Asking

@@ -43,6 +43,7 @@ from .forms import (
     KeyForm,
     LoginForm,
     PasswordForm,
+    SetupCodeForm,
     TurnOffForm,
 )
 
@@ -173,7 +174,7 @@ def confirm_two_factor():
         secret = decrypt_secret(session.get(TOTP_SETUP) or "", ttl=900)
     except InvalidToken:
         return redirect(url_for("portal.account", _anchor="two-factor"))
-    form = CodeForm()
+    form = SetupCodeForm()
     if form.validate_on_submit():
         if twofactor.code_matches(secret, form.code.data):
             codes = twofactor.turn_on(user, secret)
@@ -240,6 +241,7 @@ def _choose_password(user, apply, welcome: str, **page):
             db.session.rollback()
             form.new_password.errors = [*form.new_password.errors, _sentence(error)]
         else:
+            user.last_login_at = utcnow()   # joining or resetting signs in: the team list says so
             sign_in(user)
             db.session.commit()
             flash(welcome)
@@ -587,5 +589,5 @@ def redeliver(delivery_id: str):
         return redirect(url_for("portal.delivery", delivery_id=delivery_id))
     if delivery is None:
         abort(404)
-    flash(f"Delivery {delivery.id} is queued for another round of attempts; reload this page to see them.")
+    flash(f"Delivery {delivery.id} is queued for another round of attempts; they appear below as they are made.")
     return redirect(url_for("portal.delivery", delivery_id=delivery.id), 303)

@@ -13,7 +13,7 @@ from ..csp import style_hashes
 from ..embed import previews
 from ..embed.service import asset_version
 from ..embed.views import embed_asset
-from ..errors import client_error
+from ..errors import client_error, error_pages
 from ..models import iso_utc
 from ..ratelimit import RATE_HEADERS, guard_limiter_of, retry_after_seconds
 from . import modes
@@ -25,6 +25,7 @@ from .views import account_page, bp
 
 ONE_YEAR = 365 * 24 * 3600
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'self'{styles}; script-src 'self'; img-src 'self' data:; "
+                           "connect-src 'self'; "
                            "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 NAV = (("keys", "portal.keys", "Keys"), ("assessments", "portal.assessments", "Assessments"),
        ("usage", "portal.usage_page", "Usage"), ("webhooks", "portal.webhooks", "Webhooks"),
@@ -116,6 +117,17 @@ def _error_page(status: int, title: str, message: str) -> Response:
     return Response(render_template("portal/error.html", status=status, title=title, message=message,
                                     **template_helpers()),
                     status=status, mimetype="text/html")
+
+
+# The portal's own page for the errors the house handlers answer: a 405 (a form's URL opened, a POST to a page),
+# a 500 and the database away keep the portal's layout and navigation.
+_TITLES = {405: "That action is not available here", 500: "Something went wrong", 503: "Briefly unavailable"}
+
+
+@bp.record_once
+def _own_error_pages(state) -> None:
+    error_pages(state.app, _is_portal_request, lambda status, message: _error_page(
+        status, _TITLES.get(status, "That request could not be handled"), message))
 
 
 @bp.errorhandler(404)

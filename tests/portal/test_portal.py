@@ -18,7 +18,8 @@ from tests.portal import PASSWORD, csrf_token, follow, make_user, page_token, si
 
 PAGES = ("/portal/keys", "/portal/keys/new", "/portal/assessments", "/portal/usage", "/portal/webhooks",
          "/portal/brand", "/portal/account")
-CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; "
+CSP = ("default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "form-action 'self'; "
        "frame-ancestors 'none'; base-uri 'none'")
 
 

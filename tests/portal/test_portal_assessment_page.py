@@ -57,8 +57,10 @@ def test_the_page_shows_the_run_its_key_its_reports_deliveries_and_charge(app, s
     for url in (pages[0], pdfs[3], links(page, "Open the viewer")[0], links(page, "All reports as one PDF")[0]):
         opened = signed_in.get(local(url))
         assert opened.status_code == 200, url
+    # Each delivery opens its own page (payload and answers), whatever page of the log or mode it sits on.
     delivery = links(page, "assessment.reports.completed")
-    assert len(delivery) == 1 and delivery[0].startswith("/portal/webhooks#delivery-dlv_")
+    assert len(delivery) == 1 and delivery[0].startswith("/portal/webhooks/dlv_")
+    assert signed_in.get(delivery[0]).status_code == 200
     # Linked from the list and from the delivery.
     target = f'href="/portal/assessments/{record["id"]}"'
     assert target in signed_in.get("/portal/assessments").get_data(as_text=True)
@@ -162,3 +164,23 @@ def test_the_mark_is_a_strict_http_only_cookie_for_the_embed_pages_only(app, sig
     reader.set_cookie("crs_preview", cookie.split(";")[0].split("=", 1)[1][:-2] + "xx", path="/embed")
     assert reader.get(next(r["viewUrl"] for r in result["reports"] if r["persona"] == "cfo")).status_code == 200
     assert cfo_views(reader, bearer(issued), record) == 1
+
+
+def test_a_failed_attempt_says_its_status_once(app, signed_in, make_key):
+    """The issue's "HTTP 503 HTTP 503": the status is said once on the assessment page, as on the delivery's."""
+    from app.extensions import db
+    from app.models import WebhookDelivery
+
+    app.config["WEBHOOK_ALLOW_PRIVATE_NETWORKS"] = True
+    issued = make_key("acme", webhook_url="http://127.0.0.1:9/hooks")
+    record = submit(signed_in, bearer(issued))
+    generate(signed_in, bearer(issued), record["id"])
+    with app.app_context():
+        delivery = db.session.execute(db.select(WebhookDelivery)).scalar_one()
+        delivery.attempts = [{"at": "2026-11-28T01:00:00Z", "url": delivery.url, "statusCode": 503,
+                              "error": "HTTP 503", "durationMs": 12}]
+        db.session.commit()
+        delivery_id = delivery.id
+    for path in (f"/portal/assessments/{record['id']}", f"/portal/webhooks/{delivery_id}"):
+        words = " ".join(text(signed_in.get(path)).split())
+        assert words.count("HTTP 503") == 1, path

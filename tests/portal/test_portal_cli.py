@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import func, select
 
 from app.models import ApiKey, Partner, User
@@ -104,12 +105,13 @@ def test_a_session_ended_by_disabling_stays_ended_when_the_user_is_enabled_again
     assert sign_in(client).status_code == 302  # signing in again works
 
 
-def test_set_password_ends_the_other_sessions(runner, app, client):
+@pytest.mark.parametrize("command", ["reset-password", "set-password"])   # the name, and the first one
+def test_reset_password_ends_the_other_sessions(runner, app, client, command):
     make_user(app)
     sign_in(client)
     other = app.test_client()
     sign_in(other)
-    result = users(runner, "set-password", "ann@acme.example", "--password-stdin", input="a brand new passphrase\n")
+    result = users(runner, command, "ann@acme.example", "--password-stdin", input="a brand new passphrase\n")
     assert result.exit_code == 0, result.output
     assert client.get("/portal/keys").status_code == 302
     assert other.get("/portal/keys").status_code == 302

@@ -100,3 +100,41 @@ def test_two_factor_sign_in_in_the_browser(browser, live, app, axe_source):
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_url(live.url + "/portal/keys")
     context.close()
+
+
+def test_a_redelivery_shows_its_attempts_without_a_reload(browser, live, app, make_key, receiver):
+    """Issue 33: after "Redeliver" the delivery's page follows the sender: the new attempt, with the receiver's
+    answer, appears on the page the partner is looking at (no reload), and the new status is announced."""
+    from tests.embed import generate, submit
+    from tests.portal import make_user
+
+    make_user(app, PARTNER, EMAIL)
+    issued = make_key(PARTNER, name="Production", webhook_url=receiver.url)
+    receiver.responses = [503, ("hang", 3)]   # the first round fails at once; the redelivery's attempt takes 3 s
+    app.config["WEBHOOK_MAX_ATTEMPTS"] = 1
+    app.extensions["webhook_sender"].start()
+    try:
+        auth = {"Authorization": f"Bearer {issued.api_key}"}
+        client = app.test_client()
+        generate(client, auth, submit(client, auth)["id"])
+        receiver.wait_for(1)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        sign_in(page, live)
+        page.wait_for_url(live.url + "/portal/keys")
+        page.goto(live.url + "/portal/webhooks")
+        page.get_by_role("link", name="Payload and answers").first.click()
+        attempts = page.locator("table.attempts tbody tr:not(.attempt__answer)")
+        expect(attempts).to_have_count(1)
+        expect(attempts.first).to_contain_text("HTTP 503")
+        page.get_by_role("button", name=re.compile("^Redeliver")).click()
+        expect(page.locator("[data-part=status]")).to_contain_text("Pending")
+        # The receiver now answers 200 (its default): the second attempt arrives on this page by itself.
+        expect(attempts).to_have_count(2, timeout=15_000)
+        expect(attempts.nth(1)).to_contain_text("HTTP 200")
+        expect(page.locator("[data-part=status]")).to_contain_text("Succeeded")
+        expect(page.locator("[data-part=announce]")).to_have_text("Delivery status: Succeeded.")
+        assert page.locator("[data-part=announce]").get_attribute("aria-live") == "polite"
+        context.close()
+    finally:
+        app.extensions["webhook_sender"].stop(timeout=5)

@@ -180,6 +180,26 @@ def test_a_portal_404_keeps_the_layout_and_navigation(signed_in, path):
         response.headers["Content-Security-Policy"]
 
 
+def test_a_portal_405_and_500_keep_the_layout_and_navigation(app, signed_in, monkeypatch):
+    """A form's URL opened with the wrong method, and a failure on our side: the portal's page with its navigation,
+    not the shared one; nothing of the failure is shown."""
+    from app.portal import partner_keys
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    wrong = signed_in.post("/portal/keys", data={})
+    assert wrong.status_code == 405 and 'aria-label="Portal sections"' in text(wrong)
+    assert "That action is not available here" in text(wrong) and wrong.headers["Allow"]
+    monkeypatch.setattr(partner_keys, "partner_keys", explode)
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    failed = signed_in.get("/portal/keys")
+    assert failed.status_code == 500 and 'aria-label="Portal sections"' in text(failed)
+    assert "Something went wrong" in text(failed) and "secret internals" not in text(failed)
+    api = signed_in.post("/api/v1/assessments/1/generate/x")   # the API keeps its JSON
+    assert api.mimetype == "application/json"
+
+
 def test_a_404_elsewhere_is_unchanged(client):
     page = client.get("/nope")
     assert page.status_code == 404 and "Portal sections" not in text(page)

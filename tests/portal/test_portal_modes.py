@@ -3,6 +3,9 @@ every row stays marked."""
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 from app.extensions import db
 from app.models import WebhookDelivery
 from tests.embed import submit
@@ -33,6 +36,9 @@ def test_the_switch_filters_keys_assessments_and_deliveries_and_is_kept(app, sig
 
     everything = shown("/portal/assessments")
     assert "Live Client" in everything and "Test Client" in everything and 'aria-pressed="true">All data' in everything
+    # Every row says its mode, live as well as test: keys, assessments and deliveries.
+    for page in (everything, shown("/portal/keys"), shown("/portal/webhooks")):
+        assert page.count('class="badge badge--live"') >= 1 and page.count('class="badge badge--test"') >= 1
 
     response = choose(signed_in, "test")
     assert response.status_code == 303 and response.headers["Location"] == "/portal/assessments"
@@ -94,3 +100,12 @@ def test_the_failed_deliveries_and_their_send_again_follow_the_switch(app, signe
     with app.app_context():
         statuses = {d.api_key_id: d.status for d in db.session.query(WebhookDelivery)}
     assert statuses == {test.key.id: "pending", live.key.id: "failed"}
+
+
+def test_the_switch_keeps_the_pages_filters_and_month_but_not_its_place_in_a_list(signed_in):
+    """Switching on last month's usage stays on last month (it went back to the current one)."""
+    page = signed_in.get("/portal/usage?month=2026-10&cursor=abc").get_data(as_text=True)
+    kept = re.search(r'name="next" value="([^"]+)"', page).group(1)
+    assert unescape(kept) == "/portal/usage?month=2026-10"
+    page = signed_in.get("/portal/keys").get_data(as_text=True)
+    assert re.search(r'name="next" value="([^"]+)"', page).group(1) == "/portal/keys"

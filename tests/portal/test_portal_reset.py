@@ -1,6 +1,6 @@
 """Password reset: by email through a real SMTP server on loopback when MAIL_SERVER is set (a link that works once,
 for an hour, and says nothing about which emails have accounts); without mail, the pages say the operator resets
-passwords with `flask users set-password`."""
+passwords with `flask users reset-password`."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_without_mail_the_pages_say_the_operator_resets_passwords(app, client):
     make_user(app)
     assert "sets a new one for you" in words(client.get("/portal/login"))
     page = words(client.get("/portal/forgot"))
-    assert "flask users set-password YOUR-EMAIL" in page and "Email me a link" not in page
+    assert "flask users reset-password YOUR-EMAIL" in page and "Email me a link" not in page
     assert client.get("/portal/reset/not-a-token").status_code == 404
     assert sign_in(client, password=PASSWORD).status_code == 302
 

@@ -49,6 +49,8 @@ def test_an_invited_member_joins_the_same_partner_with_a_password_of_their_own(a
     joined = accept(newcomer, path)
     assert joined.status_code == 303 and joined.headers["Location"] == "/portal/keys"
     assert "Production" in words(newcomer.get("/portal/keys"))                      # the partner's keys
+    with app.app_context():                                                          # joining was a sign-in
+        assert db.session.query(User).filter_by(email="bo@acme.example").one().last_login_at is not None
     assert newcomer.get(path).status_code == 404                                    # the link worked once
     assert sign_in(app.test_client(), "bo@acme.example", PASSWORD).status_code == 302
     with app.app_context():

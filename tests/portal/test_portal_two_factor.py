@@ -22,6 +22,7 @@ def turn_on(client) -> tuple[str, list[str]]:
     setup = client.get(started.headers["Location"]).get_data(as_text=True)
     secret = re.search(r'class="totp-secret">([A-Z2-7 ]+)<', setup).group(1).replace(" ", "")
     assert f"secret={secret}" in unescape(setup)                       # the otpauth:// link carries the same key
+    assert "recovery code" not in setup                                 # none exists yet: only the app's code
     wrong = post(client, "/portal/account/2fa", "/portal/account/2fa", code="000000")
     assert wrong.status_code == 200 and "That code is not right" in words(wrong)
     done = post(client, "/portal/account/2fa", "/portal/account/2fa", code=pyotp.TOTP(secret).now())

@@ -1,5 +1,5 @@
-/* Partner portal: copy buttons for the shown-once key and secret, and a colour picker beside the accent
-   colour's hex field. Without JavaScript the buttons and the picker stay hidden: the values can still be
+/* Partner portal: copy buttons for the shown-once key and secret, a colour picker beside the accent
+   colour's hex field, and a pending delivery's page kept up to date. Without JavaScript the buttons and the picker stay hidden: the values can still be
    selected (a click selects the whole value) and the colour typed. */
 (function () {
   "use strict";
@@ -45,6 +45,37 @@
     picker.addEventListener("input", function () { field.value = picker.value; });
     field.addEventListener("input", fromField);
   });
+
+  // A pending delivery's own page (a redelivery just queued): its status, next attempt and attempts follow the
+  // sender without a reload, every two seconds for at most two minutes; the new status is announced once.
+  var watched = document.querySelector("article[data-watch]");
+  if (watched && window.fetch && window.DOMParser) {
+    var polls = 0;
+    var poll = function () {
+      polls += 1;
+      fetch(window.location.href, {credentials: "same-origin", headers: {Accept: "text/html"}})
+        .then(function (response) { return response.ok ? response.text() : Promise.reject(response.status); })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(watched.id);
+          if (!fresh) return;
+          ["status", "next", "attempts"].forEach(function (part) {
+            var old = watched.querySelector('[data-part="' + part + '"]');
+            var now = fresh.querySelector('[data-part="' + part + '"]');
+            if (old && now) old.replaceWith(document.importNode(now, true));
+          });
+          if (fresh.hasAttribute("data-watch")) {
+            if (polls < 60) setTimeout(poll, 2000);
+            return;
+          }
+          watched.removeAttribute("data-watch");
+          var said = watched.querySelector('[data-part="announce"]');
+          var state = watched.querySelector('[data-part="status"]');
+          if (said && state) said.textContent = "Delivery status: " + state.textContent.trim() + ".";
+        })
+        .catch(function () { if (polls < 60) setTimeout(poll, 5000); });
+    };
+    setTimeout(poll, 2000);
+  }
 
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     var target = document.getElementById(button.getAttribute("data-copy"));
