@@ -387,3 +387,24 @@ def test_the_closing_fact_is_the_clients_own_rule_never_general_guidance():
     from app.catalog import METHODOLOGIES
     for m in METHODOLOGIES:
         assert "Quick-Start Guide" not in text(GROCER, "small_business_owner", m.id), m.id
+
+
+def test_a_software_outsourcers_code_and_environments_are_their_own_subjects():
+    """Panel (a Polish software outsourcer, ISO 27001): Access to source code (A.8.4) was argued as if the firm
+    licensed software, and separating development, test and production (A.8.31) as developer training."""
+    from app.content import load
+    content = load()
+    iso = content.frameworks["iso27001"]
+    for rid, title, subject in (("A.8.4", "Access to source code", "sdlc.source_code"),
+                                ("A.8.31", "Separation of development, test and production environments",
+                                 "sdlc.environments"),
+                                ("A.8.33", "Test information", "sdlc.environments"),
+                                ("A.8.28", "Secure coding", "sdlc.secure_development")):
+        assert content.subject_of(title, iso.info(rid, title)["obliges"], "sdlc").id == subject, rid
+    assert content.subject_of("Live PANs not used in pre-production", "", "sdlc").id == "sdlc.environments"
+    outsourcer = {"companyId": "k-1", "framework": "ISO/IEC 27001:2022", "industry": "Software development outsourcing",
+                  "policy": "YES", "requirements": [_req("A.8.4", "Access to source code", "partially_met"),
+                                                    _req("A.8.31", "Separation of development, test and production "
+                                                         "environments", "not_met")]}
+    ceo = text(outsourcer, "ceo_president", "command_of_message")
+    assert "developer training" not in ceo and ("production" in ceo.split("## Appendix")[0])
