@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from tests.portal import PASSWORD
 from tests.portal.test_portal_browser import EMAIL, PARTNER, seed, sign_in
 from tests.support.browser import axe_violations, require_browser
 
@@ -138,3 +139,50 @@ def test_a_redelivery_shows_its_attempts_without_a_reload(browser, live, app, ma
         context.close()
     finally:
         app.extensions["webhook_sender"].stop(timeout=5)
+
+
+def test_a_test_event_the_months_csv_and_a_password_change_in_the_browser(browser, live, app, make_key, receiver,
+                                                                          tmp_path):
+    """Issue 33's remaining bullets in a real browser at 390 px: "Send a test event" reaches the receiver and the page
+    says what it answered; the month's CSV downloads and adds up to the page's total; a password change signs in
+    with the new password only."""
+    import csv
+
+    from tests.embed import generate, submit
+    from tests.portal import make_user
+
+    make_user(app, PARTNER, EMAIL)
+    issued = make_key(PARTNER, name="Production", webhook_url=receiver.url)
+    auth = {"Authorization": f"Bearer {issued.api_key}"}
+    client = app.test_client()
+    generate(client, auth, submit(client, auth, displayName="Harbour Dental")["id"])
+    context = browser.new_context(viewport={"width": 390, "height": 844}, accept_downloads=True)
+    page = context.new_page()
+    sign_in(page, live)
+    page.wait_for_url(live.url + "/portal/keys")
+
+    page.get_by_role("button", name=re.compile("^Send a test event")).click()
+    expect(page.get_by_role("status")).to_contain_text("HTTP 200")
+    assert "webhook.test" in receiver.wait_for(1)[0].body.decode()
+
+    page.get_by_role("link", name="Usage", exact=True).click()
+    with page.expect_download() as download:
+        page.get_by_role("link", name=re.compile("^Download CSV")).click()
+    path = tmp_path / "usage.csv"
+    download.value.save_as(path)
+    rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))[1:]
+    assert len(rows) == 1 and "Harbour Dental" in rows[0] and rows[0][-1] == "250.00", rows
+    expect(page.get_by_text("250 USD").first).to_be_visible()        # the page's total, the CSV's sum
+
+    page.get_by_role("link", name="Account").click()
+    page.get_by_label("Current password").fill(PASSWORD)
+    page.get_by_label("New password", exact=True).fill("a fresh long passphrase")
+    page.get_by_label("New password again").fill("a fresh long passphrase")
+    page.get_by_role("button", name=re.compile("Change password")).click()
+    expect(page.get_by_role("status")).to_contain_text("password")
+    page.get_by_role("button", name="Sign out").click()
+    sign_in(page, live)                                            # the old password
+    expect(page.get_by_text(re.compile("not right|did not match|wrong", re.I)).first).to_be_visible()
+    sign_in(page, live, password="a fresh long passphrase")
+    page.wait_for_url(live.url + "/portal/keys")
+    context.close()
