@@ -236,7 +236,7 @@ def test_the_incident_a_decision_maker_reads_is_the_industrys_own():
     f = AssessmentFacts.from_submission(RESTAURANTS)
     cfo = body(ENGINE.write(f, "cfo", "challenger"))
     assert "opens email and" not in cfo
-    hospitality = load().industries["hospitality"].scenarios
+    hospitality = load().industries["food_service"].scenarios
     assert any(clause.replace("{org}", "the organization")[:60] in cfo for clause in hospitality.values()), cfo
     # every pack's scenarios are clauses that read after "If ..." and after "would mean: ..."
     for industry in load().industries.values():

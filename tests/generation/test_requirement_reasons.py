@@ -202,7 +202,7 @@ def test_an_industry_note_argues_a_requirement_in_that_industry():
         "framework": "PCI DSS", "industry": "Restaurant group", "policy": "YES", "requirements": [
             {"id": "2.2.2", "title": "Vendor default accounts are managed", "status": "not_met"},
             {"id": "1.2.1", "title": "Configuration standards for network security controls", "status": "not_met"}]})
-    notes = load().industries["hospitality"].subject_notes
+    notes = load().industries["food_service"].subject_notes
     texts = "\n".join(p for persona in PERSONAS for p in paragraphs(ENGINE.write(f, persona.id, "spin")))
     used = [n for n in notes.values() if n.rstrip(".")[1:] in texts]
     assert used, "some reader is told what the control means for a restaurant or hotel"
