@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -31,8 +32,10 @@ class ContentError(ValueError):
 
 
 def _words(text: str) -> str:
-    """Lower case, runs of anything but letters and digits as one space, padded with spaces."""
-    return " " + re.sub(r"[^a-z0-9]+", " ", text.lower()).strip() + " "
+    """Lower case with accents folded ("Café" is "cafe"), runs of anything but letters and digits as one space,
+    padded with spaces."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return " " + re.sub(r"[^a-z0-9]+", " ", folded.lower()).strip() + " "
 
 
 _MINOR_WORDS = frozenset("a an and for in of on or the to with".split())
@@ -386,15 +389,16 @@ class Content:
             self._memo[key] = _main_subject(self.subjects, text or "", topic)
         return self._memo[key]
 
-    def subject_of(self, title: str, obliges: str = "", topic: str = "") -> Subject | None:
+    def subject_of(self, title: str, obliges: str = "", topic: str = "", named: str = "") -> Subject | None:
         """The one subject a requirement is about: most terms found in its title (counting double) and in what
         it obliges, a subject of its main topic winning ties; None when no term is found. A subject of another
         topic needs a term in the title: words of an obligation ("updated periodically") do not make a system
-        security plan a patching matter. Cached per title, obligation and topic."""
-        key = ("of", title or "", obliges or "", topic)
+        security plan a patching matter. `named` is the pack's own title for it, read for a subject that
+        outranks another ("Daily review of security logs" is "Daily log review"). Cached per argument."""
+        key = ("of", title or "", obliges or "", topic, named or "")
         if key not in self._memo:
             self._bound_memo()
-            self._memo[key] = _subject_of(self.subjects, title or "", obliges or "", topic)
+            self._memo[key] = _subject_of(self.subjects, title or "", obliges or "", topic, named or "")
         return self._memo[key]
 
 
@@ -424,12 +428,13 @@ def _hits(sub: Subject, words: str) -> int:
     return 2 * sum(" " + t in words for t in sub.terms) + sum(" " + t in words for t in sub.weak_terms)
 
 
-def _subject_of(subjects: tuple[Subject, ...], title: str, obliges: str, topic: str) -> Subject | None:
-    head, rest = _words(title), _words(obliges)
+def _subject_of(subjects: tuple[Subject, ...], title: str, obliges: str, topic: str,
+                named: str = "") -> Subject | None:
+    head, rest, heads = _words(title), _words(obliges), _words(f"{title} / {named}")
     best, score, titled_ids = None, (0, False, ""), []
     for sub in subjects:
         titled = _hits(sub, head)
-        if titled:
+        if titled or sub.outranks and _hits(sub, heads):
             titled_ids.append(sub)
         if not titled and sub.topic != topic:
             continue
