@@ -178,7 +178,8 @@ class AssessmentFacts:
     def subjects(self) -> tuple:
         """What each requirement is about (its `Subject`, or None), from its title and what it obliges."""
         content = load()
-        return tuple(content.subject_of(r.title, (info or {}).get("obliges", ""), self.main_topics[i])
+        return tuple(content.subject_of(r.title, (info or {}).get("obliges", ""), self.main_topics[i],
+                                        (info or {}).get("title", ""))
                      for i, (r, info) in enumerate(zip(self.requirements, self.infos, strict=True)))
 
     # ---------------------------------------------------------------- lookups

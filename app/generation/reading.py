@@ -129,9 +129,15 @@ def _business_word(industry: str, pack) -> str:
     return "organization" if pack and pack.key in NOT_A_BUSINESS else "business"
 
 
+# Owned by its members, not by shareholders: a credit union, a cooperative, a mutual insurer.
+MEMBER_OWNED = re.compile(r"\b(?:credit unions?|co-?operatives?|co-ops?|mutual)\b", re.I)
+
+
 def _backers(industry: str, pack) -> str:
     """Whom a board answers to besides a regulator: "funders and members" at a charity, "the public" at a
-    council or school, else "shareholders"."""
+    council or school, "members" at a credit union or cooperative, else "shareholders"."""
+    if MEMBER_OWNED.search(industry or ""):
+        return "members"
     kind = _business_word(industry, pack)
     if kind == "organization" and not (pack and pack.key in {"public_sector", "education", "water"}):
         return "funders and members"
@@ -829,7 +835,15 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
         regime, other = fact.get("regime") or [], fact.get("not_regime") or []
         return ((not regime or any(f" {w} " in said for w in regime))
                 and not any(f" {w} " in said for w in other))
-    return (tuple(f for f in fw.facts if fits(f)) if fw else (), ind.facts if ind else (), load().general_facts)
+    # The SEC's disclosure rules are for companies whose shares trade: never for a charity, a public body, a
+    # school or a member-owned credit union (panel: an investor in a credit union was quoted Form 8-K).
+    listed = _business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
+    general = tuple(f for f in load().general_facts if listed or f["kind"] not in SHARE_MARKET_KINDS)
+    return (tuple(f for f in fw.facts if fits(f)) if fw else (), ind.facts if ind else (), general)
+
+
+# Facts about companies whose shares trade (`fact_pools`).
+SHARE_MARKET_KINDS = frozenset({"sec_disclosure"})
 
 
 def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:
