@@ -467,3 +467,12 @@ def test_outpatient_care_reads_as_health_care(industry):
     from app.content import load
     assert load().industry_for(industry).key == "healthcare"
     assert load().industry_for("Veterinary dialysis") is None
+
+
+def test_accented_words_match_as_written_without_them():
+    """"Café chain" matched no industry (the accent split the word); titles fold accents too."""
+    from app.content import load
+    content = load()
+    assert content.industry_for("Café chain").key == "food_service"
+    assert content.industry_for("Clínica dental").key == "healthcare"
+    assert content.topics_of_title("Pässword policy for the café tills")[0] == "access"
