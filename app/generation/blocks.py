@@ -299,9 +299,10 @@ STANDING_LEAD = {"spin": "For context", "challenger": "Worth knowing", "meddpicc
                  "consultative_selling": "As the rules stand", "command_of_message": "The reference point"}
 
 
-# A requirement-level rule (`technical`) is the requirement's own note's to say, to one reader of the run; a proposal
-# is a draft, not a rule in force.
-NOT_STANDING = frozenset({"technical", "proposal"})
+# A requirement-level rule (`technical`) is the requirement's own note's to say, to one reader of the run. A proposal
+# is quoted as the pack words it, a draft that changes no obligation yet (panel: a dialysis center's compliance
+# officer was never told of the 2025 proposed HIPAA Security Rule, which would make MFA and encryption required).
+NOT_STANDING = frozenset({"technical"})
 
 
 def _told_in_notes(r: Reading, text: str) -> bool:

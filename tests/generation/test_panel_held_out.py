@@ -476,3 +476,19 @@ def test_accented_words_match_as_written_without_them():
     assert content.industry_for("Café chain").key == "food_service"
     assert content.industry_for("Clínica dental").key == "healthcare"
     assert content.topics_of_title("Pässword policy for the café tills")[0] == "access"
+
+
+DIALYSIS = {"companyId": "d-1", "framework": "HIPAA", "industry": "Outpatient dialysis center", "policy": "YES",
+            "requirements": [_req("164.312(d)", "Person or entity authentication", "not_met"),
+                             _req("164.312(a)(2)(iv)", "Encryption and decryption", "partially_met")]}
+
+
+@pytest.mark.parametrize("methodology", ["spin", "challenger", "meddpicc"])
+def test_the_compliance_officer_hears_of_the_proposed_security_rule_as_a_proposal(methodology):
+    """Held-out panel (a dialysis center): no reader was told of the January 2025 proposed HIPAA Security Rule, which
+    would make MFA and encryption required; the pack had the fact, but no block ever quoted a proposal."""
+    from app.catalog import PERSONAS
+    officer = text(DIALYSIS, "compliance_officer", methodology)
+    assert "proposed rule" in officer and "changes no obligation until a final rule is issued" in officer
+    told = [p.id for p in PERSONAS if "90 FR 898" in text(DIALYSIS, p.id, methodology).split("## Appendix")[0]]
+    assert told == ["compliance_officer"], told   # one reader of the run
