@@ -675,7 +675,11 @@ def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dic
             r = readings[persona.id]
             if r.relation == "operator" or persona.category == "Management" or not r.tells_scenario():
                 continue
+            # Its own open areas first: a scenario through an area the assessment left alone (ransomware and
+            # restores on a PCI DSS assessment with no backup requirement) reads as beside the point.
             told = [t for t in r.event_topics() if t.id in scenarios]
+            own = [t for t in told if any(g.topic is t for g in r.groups)]
+            told = own or told
             again = told[0] if told and persona.category in REPEAT_SCENARIOS else None
             topic = next((t for t in told if t.id not in taken), again)
             if topic is not None:

@@ -201,6 +201,11 @@ def test_the_utilitys_incident_scenarios_are_spread_over_its_readers(csf_reports
                 if "{" not in " ".join(text.split()[:6])}
     told = {topic: [pid for pid, text in csf_reports.items() if opening in text]
             for topic, opening in openings.items()}
-    assert sum(bool(readers) for readers in told.values()) >= 5, told
+    assert sum(bool(readers) for readers in told.values()) >= 4, told   # two at the first try, every reader alike
+    # and each through an area the assessment left open (a scenario through an area it never looked at is beside
+    # the point: ransomware and restores for a PCI DSS grocer without a backup requirement)
+    facts = AssessmentFacts.from_submission(CSF)
+    open_areas = {topic for i in facts.open_order for topic in facts.topics[i]}
+    assert {topic for topic, readers in told.items() if readers} <= open_areas, told
     owners = [topic for topic, readers in told.items() if "small_business_owner" in readers]
     assert owners and all(told[topic] == ["small_business_owner"] for topic in owners), told

@@ -492,3 +492,16 @@ def test_the_compliance_officer_hears_of_the_proposed_security_rule_as_a_proposa
     assert "proposed rule" in officer and "changes no obligation until a final rule is issued" in officer
     told = [p.id for p in PERSONAS if "90 FR 898" in text(DIALYSIS, p.id, methodology).split("## Appendix")[0]]
     assert told == ["compliance_officer"], told   # one reader of the run
+
+
+def test_a_scenario_runs_through_an_area_the_assessment_left_open():
+    """Held-out panel (a coffee chain, PCI DSS, no backup requirement): the CFO's "What could happen" was ransomware
+    and an untested restore, "framed around ransomware rather than card data"."""
+    from app.catalog import PERSONAS
+    from app.generation.reading import scenario_allotment
+    facts = AssessmentFacts.from_submission(CAFE)
+    open_areas = {topic for i in facts.open_order for topic in facts.topics[i]}
+    for methodology in ("spin", "sandler", "challenger"):
+        told = scenario_allotment(facts, methodology)
+        assert told and set(told.values()) <= open_areas, (methodology, told)
+    assert not any("tested restore" in text(CAFE, p.id, "sandler") for p in PERSONAS)
