@@ -90,6 +90,7 @@ class Framework:
     facts: tuple[dict, ...]
     policy_rule: str = ""       # what the framework requires of written security policies, with its clause
     open_items_mean: str = ""   # what open items mean for the document outside readers receive
+    open_items_mean_as_of: str = ""   # the same for a report as of a date (SOC 2 Type 1)
     audit_conclusion: str = ""  # what an outside auditor's conclusion rests on, where not an attestation over a period
     audit_stake: str = ""       # what an open item makes that auditor decide
     no_partial: str = ""        # where the framework itself gives no half credit, what partly met means in it
@@ -539,6 +540,7 @@ def _framework(data: dict) -> Framework:
                      data["data_term"], data["item_term"], data["assessor"], data["deliverable"],
                      _longest_first(data["strip"]), schemes, requirements, tuple(data["facts"]),
                      policy_rule=data["policy_rule"], open_items_mean=data["open_items_mean"],
+                     open_items_mean_as_of=data["open_items_mean_as_of"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
                      audit_period=data["audit_period"], accept_route=data["accept_route"],
                      audit_fee=data["audit_fee"], no_partial=data["no_partial"],

@@ -197,6 +197,9 @@ class FrameworkSchema(Schema):
     # What open (not met / partly met) items mean for the document customers, acquirers, regulators or insurers
     # read: the report, certificate, attestation or investigation file ("" if not written yet).
     open_items_mean = Text(load_default="")
+    # The same, where the partner's framework names a report as of a date on a framework that also has one over a
+    # period (SOC 2 Type 1, "" where the framework has no such variant).
+    open_items_mean_as_of = Text(load_default="")
     # What an outside auditor's conclusion rests on and what an open item makes them decide, where the framework's
     # audit is not an attestation over a period (an ISO certification body grades nonconformities; a QSA reports a
     # requirement in place or not). "" for the attestation wording in the external auditor's persona.

@@ -27,6 +27,7 @@ from .reading import (
     STATUS_WORD,
     Reading,
     Tier,
+    audit_over_period,
     infos_of,
     named,
     subjects_of,
@@ -575,6 +576,8 @@ def _acronym(word: str) -> bool:
 def _deliverable_note(r: Reading) -> str | None:
     """What the open items mean for the document customers, acquirers or regulators read."""
     note = r.framework.open_items_mean if r.framework else ""
+    if note and r.framework.open_items_mean_as_of and not audit_over_period(r.f):
+        note = r.framework.open_items_mean_as_of   # a SOC 2 Type 1 report has no period and no tests of operation
     if not note:
         return None
     lead = r.fill(DELIVERABLE_LEAD[r.p.id])
@@ -827,7 +830,7 @@ def coverage(r: Reading) -> Output:
             paras.append(COVERAGE_READINGS[len(paras) % len(COVERAGE_READINGS)].format(said=said, stake=r.stake(topic)))
         else:
             # no requirement here is about what the reader looks at first in the area: said as the record's silence
-            paras.append(f"{said}; the record says nothing of what comes first in this area for you: "
+            paras.append(f"{said}, but none of the items assessed here covers what you would look at first: "
                          f"{r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in own]

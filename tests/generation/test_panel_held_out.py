@@ -505,3 +505,34 @@ def test_a_scenario_runs_through_an_area_the_assessment_left_open():
         told = scenario_allotment(facts, methodology)
         assert told and set(told.values()) <= open_areas, (methodology, told)
     assert not any("tested restore" in text(CAFE, p.id, "sandler") for p in PERSONAS)
+
+
+def test_a_soc2_type_1_report_is_not_explained_as_a_type_2():
+    """Held-out panel (an e-discovery SaaS, SOC 2 Type I): the CFO and counsel read that "a Type 2 report describes
+    the deviations the auditor found when testing controls over the period" of an engagement with no period."""
+    body = {"companyId": "s-1", "framework": "SOC 2 Type I", "industry": "Legal tech SaaS", "policy": "YES",
+            "requirements": [_req("CC6.8", "Prevention and detection of malicious software", "not_met"),
+                             _req("CC6.1", "Logical access security", "met")]}
+    for persona in ("cfo", "general_counsel"):
+        told = text(body, persona, "challenger")
+        assert "a Type 1 report gives the auditor's opinion" in told and "over the period" not in told, persona
+    type_2 = text({**body, "framework": "SOC 2 Type II"}, "cfo", "challenger")
+    assert "a Type 2 report describes the deviations" in type_2
+
+
+def test_the_ftc_rule_tells_a_small_firm_what_it_is_exempt_from_and_whose_notice_it_is():
+    """Held-out panel (a 14-person tax preparer, FTC Safeguards Rule): no report raised 16 CFR 314.6, which exempts a
+    firm with customer information on fewer than 5,000 consumers from four of its open items, and the owner read the
+    FTC notice as a contract notice to clients."""
+    from app.catalog import PERSONAS
+    from app.content import load
+    fw = load().frameworks["ftc_safeguards"]
+    for rid in ("314.4(b)(1)", "314.4(d)(2)", "314.4(h)", "314.4(i)"):
+        assert "fewer than 5,000 consumers" in fw.info(rid)["matters"] and "314.6" in fw.info(rid)["matters"], rid
+    assert "not to clients" in fw.info("314.4(j)")["matters"]
+    body = {"companyId": "t-1", "framework": "FTC Safeguards Rule", "industry": "Tax preparation firm",
+            "policy": "NO", "requirements": [_req("314.4(d)(2)", "Annual penetration testing", "not_met"),
+                                              _req("314.4(h)", "Written incident response plan", "not_met"),
+                                              _req("314.4(j)", "Notification to the FTC", "not_met")]}
+    everything = "\n".join(text(body, p.id).split("## Appendix")[0] for p in PERSONAS)
+    assert everything.count("fewer than 5,000 consumers") >= 2 and "not to clients" in everything
