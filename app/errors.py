@@ -76,7 +76,10 @@ def html_error(status: int, title: str) -> Response:
                 return render(status, title)
             except Exception:  # noqa: BLE001 - the area's page needs what may have failed (the database)
                 log.warning("the area's own %s page failed; the shared page answers", status, exc_info=True)
-                db.session.rollback()
+                try:
+                    db.session.rollback()
+                except Exception:  # noqa: BLE001 - the database itself may be what failed
+                    log.debug("rollback after the area's error page failed", exc_info=True)
     return Response(render_template("errors/error.html", status=status, title=title),
                     status=status, mimetype="text/html")
 

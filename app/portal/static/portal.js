@@ -1,6 +1,7 @@
 /* Partner portal: copy buttons for the shown-once key and secret, a colour picker beside the accent
-   colour's hex field, and a pending delivery's page kept up to date. Without JavaScript the buttons and the picker stay hidden: the values can still be
-   selected (a click selects the whole value) and the colour typed. */
+   colour's hex field, and a pending delivery's page kept up to date. Without JavaScript the buttons and the
+   picker stay hidden: the values can still be selected (a click selects the whole value) and the colour typed,
+   and a reload shows a delivery's new attempts. */
 (function () {
   "use strict";
 
