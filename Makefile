@@ -24,11 +24,16 @@ RUNTIME_LOCK := requirements/runtime.txt
 TEST_LOCK := requirements/test.txt
 TEST_STAMP := $(VENV)/.installed-test
 
-$(STAMP): setup.cfg pyproject.toml $(RUNTIME_LOCK)
+# The PDF fonts no PyPI package carries (Tibetan, Thaana, Syriac, ...), pinned in requirements/fonts.json, go
+# into the venv too (app/embed/printing.py reads them there).
+FONT_DIR := $(VENV)/share/compliance-reports/fonts
+
+$(STAMP): setup.cfg pyproject.toml $(RUNTIME_LOCK) requirements/fonts.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r $(RUNTIME_LOCK)
 	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/python requirements/fetch_fonts.py $(FONT_DIR)
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP) $(TEST_LOCK)

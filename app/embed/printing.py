@@ -19,9 +19,11 @@ freed layout objects go back to Python's allocator, rarely to the system.
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -49,6 +51,17 @@ _FONTS = {
     ("NotoEmoji[wght].ttf",),
     "noto_cjk_sans_otc": ("NotoSansCJK-Regular.ttc",),   # Chinese, Japanese, Korean
 }
+# The scripts no PyPI package has a font for (Tibetan, Thaana, Syriac, Mongolian, Yi, Cherokee, Adlam, Javanese,
+# Ol Chiki): Noto subsets that `make install` puts into the venv from requirements/fonts.json.
+FONT_DIR = Path(sys.prefix) / "share" / "compliance-reports" / "fonts"
+_PINNED = Path(__file__).resolve().parents[2] / "requirements" / "fonts.json"
+
+
+def _pinned_fonts() -> list[str]:
+    try:
+        return [font["file"] for font in json.loads(_PINNED.read_text(encoding="utf-8"))["fonts"]]
+    except OSError:   # an install without the repository's requirements/ folder: the folder's files, as found
+        return sorted(p.name for p in FONT_DIR.glob("*.ttf"))
 
 
 def _fetcher() -> URLFetcher:
@@ -82,6 +95,10 @@ class _Fonts(FontConfiguration):
                 if not path or not fontconfig.FcConfigAppFontAddFile(self._config, path):
                     logging.getLogger(__name__).error("PDF font %s/%s is missing: its script prints as empty boxes",
                                                       package, name)
+        for name in _pinned_fonts():
+            if not fontconfig.FcConfigAppFontAddFile(self._config, os.fsencode(FONT_DIR / name)):
+                logging.getLogger(__name__).error("PDF font %s is missing from %s (make install puts it there): its "
+                                                  "script prints as empty boxes", name, FONT_DIR)
         pangoft2.pango_fc_font_map_config_changed(ffi.cast("PangoFcFontMap *", self.font_map))
 
 

@@ -32,6 +32,10 @@ MORE = {"Korean": "한국어", "Traditional Chinese": "繁體中文", "Thai": "�
         "Oriya": "ଓଡ଼ିଆ", "Tamil": "தமிழ்", "Telugu": "తెలుగు", "Kannada": "ಕನ್ನಡ", "Malayalam": "മലയാളം",
         "Sinhala": "සිංහල", "Armenian": "Հայերեն", "Georgian": "ქართული", "Ethiopic": "አማርኛ",
         "symbols and emoji": "⚖ ♻ 🚀 🔒 ✅"}
+# The scripts no PyPI package has a font for, whose Noto subsets `make install` fetches (requirements/fonts.json):
+# Tibetan and Thaana are in modern national use (Bhutan, the Maldives), the rest are in living community use.
+FETCHED = {"Tibetan": "བོད་ཡིག", "Thaana": "ދިވެހި", "Syriac": "ܠܫܢܐ ܣܘܪܝܝܐ", "Mongolian": "ᠮᠣᠩᠭᠣᠯ",
+           "Yi": "ꆈꌠꁱꂷ", "Cherokee": "ᏣᎳᎩ", "Adlam": "𞤀𞤣𞤤𞤢𞤥", "Javanese": "ꦧꦱꦗꦮ", "Ol Chiki": "ᱚᱞ ᱪᱤᱠᱤ"}
 
 
 def to_unicode(cmap) -> dict[int, str]:
@@ -141,25 +145,40 @@ def test_a_report_with_a_name_and_titles_in_every_script_prints_every_glyph(clie
 
 
 def test_every_script_with_a_packaged_font_prints_every_glyph():
-    every = {**SAMPLES, **MORE}
+    every = {**SAMPLES, **MORE, **FETCHED}
     lines = "".join(f"<p>{script}: {sample}</p>" for script, sample in every.items())
     pdf = printing.print_pdf(f'<!doctype html><html lang="en"><title>t</title><body class="pdf">{lines}</body></html>')
     assert missing_glyphs(pdf) == {}
     text = pdf_text(pdf)
-    assert all(f"{script}:" in text for script in every)
+    assert all(script in text for script in every)   # the label (":Thaana" where the reader orders a line RTL)
     # Read back as typed where the reader keeps the order (Khmer, Myanmar, Oriya and Sinhala come back reordered).
     for script in ("Korean", "Traditional Chinese", "Thai", "Armenian", "Georgian", "Ethiopic", "Tamil", "Bengali"):
         assert MORE[script] in text, f"{script} ({MORE[script]}) is not in the PDF's text"
 
 
-def test_a_missing_font_is_logged_and_the_rest_still_load(monkeypatch, caplog):
+def test_the_fetched_fonts_are_pinned_and_installed_where_the_printer_reads_them():
+    """`make install` put every pinned font into the venv (a font missing there is logged and prints as boxes)."""
+    import json
+    from pathlib import Path
+
+    pins = json.loads((Path(__file__).resolve().parents[2] / "requirements" / "fonts.json").read_text())["fonts"]
+    assert {font["script"] for font in pins} == set(FETCHED)
+    assert all(font["integrity"].startswith("sha512-") and font["version"] for font in pins)
+    assert sorted(p.name for p in printing.FONT_DIR.glob("*.ttf")) == sorted(font["file"] for font in pins)
+
+
+def test_a_missing_font_is_logged_and_the_rest_still_load(monkeypatch, caplog, tmp_path):
     monkeypatch.setattr(printing, "_FONTS", {"manimgx_fonts": ("NotoSansThai[wght].ttf", "NoSuchFont.ttf"),
                                              "no_such_font_package": ("Any.ttf",)})
+    monkeypatch.setattr(printing, "FONT_DIR", tmp_path)            # an install that could not fetch them
+    monkeypatch.setattr(printing, "_pinned_fonts", lambda: ["NotoSansThaana-Regular.ttf"])
     with caplog.at_level(logging.ERROR, logger=printing.__name__):
         fonts = printing._Fonts()
     assert [record.getMessage() for record in caplog.records] == [
         "PDF font manimgx_fonts/NoSuchFont.ttf is missing: its script prints as empty boxes",
-        "PDF font no_such_font_package/Any.ttf is missing: its script prints as empty boxes"]
+        "PDF font no_such_font_package/Any.ttf is missing: its script prints as empty boxes",
+        f"PDF font NotoSansThaana-Regular.ttf is missing from {tmp_path} (make install puts it there): its script "
+        f"prints as empty boxes"]
     pdf = HTML(string=f"<p>{MORE['Thai']}</p>").write_pdf(font_config=fonts)
     assert missing_glyphs(pdf) == {}
 
