@@ -34,7 +34,8 @@ class ContentError(ValueError):
 def _words(text: str) -> str:
     """Lower case with accents folded ("Café" is "cafe"), runs of anything but letters and digits as one space,
     padded with spaces."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    folded = text if text.isascii() else "".join(
+        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return " " + re.sub(r"[^a-z0-9]+", " ", folded.lower()).strip() + " "
 
 
