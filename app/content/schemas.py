@@ -104,6 +104,9 @@ class FactSchema(Schema):
     # words of the partner's framework text that make a fact apply ("uk": the UK GDPR's fines), or rule it out
     regime = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
     not_regime = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
+    # an industry pack's fact about part of its sector only ("credit union": NCUA's 72-hour notice): word starts,
+    # one of which the partner's industry text must hold
+    when_industry = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
 
 
 class TopicSchema(Schema):

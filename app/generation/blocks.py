@@ -16,7 +16,7 @@ from datetime import date
 from ..content import load, subjects_named
 from .dod_score import none_deferrable, score_brief, score_clause
 from .plan import POLICY_SUBJECT, main_topic, work_plan
-from .pricing import MONEY_READERS, likely, money, rates, week_end, when
+from .pricing import MONEY_READERS, at_us_rates, likely, money, rates, week_end, when
 from .reading import (
     CONSEQUENCE_KINDS,
     FACT_TOPICS,
@@ -363,7 +363,7 @@ def _cost_sentence(r: Reading) -> str | None:
     last = max((s.last_week for s in plan.steps), default=0)
     # Short sentences, a figure each, as a budget line reads; the basis is in the appendix.
     end = week_end(r.f, last)
-    return " ".join([f"Cost to close: about {likely(r.f, plan.total)}.",
+    return " ".join([f"Cost to close: about {likely(r.f, plan.total)}{at_us_rates(r.f)}.",
                      f"Range: {money(r.f, plan.total)}, people's time only.",
                      f"Work: {plan.total_range} person-days over {last} {'week' if last == 1 else 'weeks'}.",
                      *([f"Finish: {end.day} {end:%B %Y}."] if end else []), *filter(None, [_unpriced(r)]),
@@ -743,7 +743,7 @@ def effort(r: Reading) -> Output:
     unpriced = _unpriced(r) if r.p.id in PAYER else None   # the readers who approve the spend
     if unpriced:
         bullets.append(unpriced.rstrip("."))
-    lead = (f"Effort in {rates(r.f)[2]} (assumption, see appendix):" if priced
+    lead = (f"Effort in {rates(r.f)[2]}{at_us_rates(r.f)} (assumption, see appendix):" if priced
             else "Effort (an assumption, not a quote):")
     return [lead], bullets
 
@@ -973,8 +973,8 @@ def _key_points(r: Reading) -> list[str]:
     steps = [s for s in plan.steps if set(r.mine_open) & set(s.indices) or (policy and not s.indices)]
     last = max((s.last_week for s in steps), default=0)
     if r.p.id in MONEY_READERS:
-        points.append(f"Cost to close: {days[0]}-{days[1]} person-days, about {money(r.f, days)}, over {last} "
-                      f"weeks{when(r.f, last)}")
+        points.append(f"Cost to close: {days[0]}-{days[1]} person-days, about {money(r.f, days)}"
+                      f"{at_us_rates(r.f)}, over {last} weeks{when(r.f, last)}")
     elif r.p.id in ASSURANCE_READERS:   # the control owners do the work; internal audit verifies it independently
         points.append(f"Owners' work to verify: {days[0]}-{days[1]} person-days, to week {last}{when(r.f, last)} "
                       "(planning table)")

@@ -7,6 +7,7 @@ report. Weeks become dates from the day the assessment was submitted, when the r
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 from .facts import AssessmentFacts
@@ -25,6 +26,43 @@ DEFAULT_BASIS = ("Priced at USD 720-1,200 a person-day, a default range: eight h
 BLS_SOURCE = {"source": "U.S. Bureau of Labor Statistics, Occupational Outlook Handbook: Information Security "
                         "Analysts (May 2024 wage data), 2025",
               "url": "https://www.bls.gov/ooh/computer-and-information-technology/information-security-analysts.htm"}
+
+
+# Where the client is recognisably outside the US, the default range is a US benchmark, and the reports say so where
+# they price (readers at a UK accountancy and a Polish software house read US wages in USD as their budget). A place
+# the industry text names wins over the framework's own country.
+_PLACES = (   # country names, not adjectives: an "Italian restaurant group" in New York is in the US
+    (r"uk|u k|united kingdom|great britain|(?<!new )england|scotland|(?<!south )wales|northern ireland", "the UK"),
+    (r"ireland", "Ireland"), (r"germany|deutschland", "Germany"), (r"france", "France"),
+    (r"netherlands|holland", "the Netherlands"), (r"poland", "Poland"), (r"spain", "Spain"), (r"italy", "Italy"),
+    (r"belgium", "Belgium"), (r"austria", "Austria"), (r"switzerland", "Switzerland"), (r"sweden", "Sweden"),
+    (r"denmark", "Denmark"), (r"norway", "Norway"), (r"finland", "Finland"), (r"portugal", "Portugal"),
+    (r"canada", "Canada"), (r"australia|new south wales", "Australia"), (r"new zealand", "New Zealand"),
+    (r"india", "India"), (r"singapore", "Singapore"), (r"japan", "Japan"), (r"eu|europe|european union", "the EU"),
+)
+_PLACE = [(re.compile(rf"\b(?:{words})\b", re.I), place) for words, place in _PLACES]
+FRAMEWORK_PLACE = {"cyber_essentials": "the UK", "essential_eight": "Australia", "nis2": "the EU", "dora": "the EU",
+                   "gdpr": "the EU"}
+
+
+def abroad(facts: AssessmentFacts) -> str | None:
+    """Where a client outside the US is ("the UK", "Germany"), when the assessment says so and the key set no day rate
+    of its own; None otherwise."""
+    if facts.day_rate:
+        return None
+    said = " ".join(re.sub(r"[^A-Za-z]+", " ", text or "") for text in (facts.industry, facts.display_name))
+    place = next((place for pattern, place in _PLACE if pattern.search(said)), None)
+    if place:
+        return place
+    key = facts.framework_pack.key if facts.framework_pack else None
+    if key == "gdpr" and re.search(r"\buk\b", facts.framework, re.I):
+        return "the UK"
+    return FRAMEWORK_PLACE.get(key)
+
+
+def at_us_rates(facts: AssessmentFacts) -> str:
+    """ " at US rates" after a default-priced figure for a client abroad, else "". """
+    return " at US rates" if abroad(facts) else ""
 
 
 def rates(facts: AssessmentFacts) -> tuple[int, int, str]:
@@ -53,6 +91,10 @@ def basis_sentence(facts: AssessmentFacts) -> str:
     if facts.day_rate:
         return (f"Priced at {facts.currency} {facts.day_rate:,} a person-day, the day rate your adviser set for "
                 f"this work. {LABOUR_ONLY} An assumption for budgeting, not a quote.")
+    place = abroad(facts)
+    if place:
+        return (f"{DEFAULT_BASIS} For a client in {place} these are US rates, not local ones: the person-days are the "
+                f"figure to carry over, priced at what a day of in-house or contracted security work costs there.")
     return DEFAULT_BASIS
 
 

@@ -829,13 +829,16 @@ def interaction_allotment(facts: AssessmentFacts, methodology: str = "spin") -> 
 
 
 def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
-    """Where facts come from, most specific first: framework pack, industry pack, general. A pack fact about one
-    regime only (`regime`: the UK's fines under the UK GDPR) is used where the partner's framework names that
-    regime, and a fact about the others (`not_regime`) only where it does not."""
+    """Where facts come from, most specific first: the industry pack's facts about this part of the sector
+    (`when_industry`: NCUA's rules for a credit union, not a bank), the framework pack, the rest of the industry
+    pack, general. A pack fact about one regime only (`regime`: the UK's fines under the UK GDPR) is used where the
+    partner's framework names that regime (for an industry fact, the framework or the industry text: DORA for a
+    European bank, not a US credit union), and a fact about the others (`not_regime`) only where it does not."""
     fw, ind = facts.framework_pack, facts.industry_pack
-    said = " " + re.sub(r"[^a-z0-9]+", " ", facts.framework.lower()) + " "
+    framework = " " + re.sub(r"[^a-z0-9]+", " ", facts.framework.lower()) + " "
+    industry = " " + re.sub(r"[^a-z0-9]+", " ", (facts.industry or "").lower()) + " "
 
-    def fits(fact: dict) -> bool:
+    def fits(fact: dict, said: str) -> bool:
         regime, other = fact.get("regime") or [], fact.get("not_regime") or []
         return ((not regime or any(f" {w} " in said for w in regime))
                 and not any(f" {w} " in said for w in other))
@@ -843,7 +846,10 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     # school or a member-owned credit union (panel: an investor in a credit union was quoted Form 8-K).
     listed = _business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
     general = tuple(f for f in load().general_facts if listed or f["kind"] not in SHARE_MARKET_KINDS)
-    return (tuple(f for f in fw.facts if fits(f)) if fw else (), ind.facts if ind else (), general)
+    pack = ind.facts if ind else ()
+    sector = tuple(f for f in pack if f.get("when_industry") and any(f" {w}" in industry for w in f["when_industry"]))
+    rest = tuple(f for f in pack if not f.get("when_industry") and fits(f, framework + industry))
+    return (sector, tuple(f for f in fw.facts if fits(f, framework)) if fw else (), rest, general)
 
 
 # Facts about companies whose shares trade (`fact_pools`).

@@ -536,3 +536,51 @@ def test_the_ftc_rule_tells_a_small_firm_what_it_is_exempt_from_and_whose_notice
                                               _req("314.4(j)", "Notification to the FTC", "not_met")]}
     everything = "\n".join(text(body, p.id).split("## Appendix")[0] for p in PERSONAS)
     assert everything.count("fewer than 5,000 consumers") >= 2 and "not to clients" in everything
+
+
+UK_ACCOUNTANTS = {"companyId": "u-1", "framework": "Cyber Essentials", "industry": "Accounting practice (UK, 22 staff)",
+                  "policy": "YES", "requirements": [_req("UAC-3", "MFA on cloud services", "not_met"),
+                                                    _req("SUM-1", "Supported software only", "not_met")]}
+
+
+def test_a_client_abroad_reads_the_default_price_as_us_rates():
+    """Panels (UK, Polish, Dutch and German clients): costs came in USD from US wages with nothing to say that they
+    were not the client's own market. The default range stays (no primary source gives a local security day rate),
+    said as US rates where it prices, with the person-days as the figure to carry over."""
+    owner = text(UK_ACCOUNTANTS, "small_business_owner")
+    assert "at US rates" in owner and "For a client in the UK these are US rates" in owner
+    cfo = text(UK_ACCOUNTANTS, "cfo")
+    assert "at US rates" in cfo
+    for body in ({**UK_ACCOUNTANTS, "framework": "ISO 27001", "industry": "Italian restaurant group"},
+                 {**UK_ACCOUNTANTS, "framework": "ISO 27001", "industry": "New England credit union"},
+                 {**UK_ACCOUNTANTS, "dayRate": 650, "currency": "GBP"}):
+        assert "US rates" not in text(body, "small_business_owner"), body["industry"]
+    assert "GBP 650" in text({**UK_ACCOUNTANTS, "dayRate": 650, "currency": "GBP"}, "small_business_owner")
+
+
+def _told(body: dict, needle: str, methodology: str = "spin") -> list[str]:
+    from app.catalog import PERSONAS
+    return [p.id for p in PERSONAS if needle in text(body, p.id, methodology).split("## Appendix")[0]]
+
+
+TAX_PREPARER = {"companyId": "t-2", "framework": "FTC Safeguards Rule", "industry": "Tax preparation firm (14 staff)",
+                "policy": "NO", "requirements": [_req("314.4(c)(5)", "Multi-factor authentication", "not_met"),
+                                                  _req("314.4(h)", "Written incident response plan", "not_met")]}
+
+
+def test_a_sectors_own_rules_reach_its_readers_and_no_one_elses():
+    """Held-out panels: a credit union's counsel never heard of NCUA's 72-hour notice, a tax preparer's owner of the
+    IRS's security plan guides, a dialysis center of CMS's emergency preparedness rule; a US credit union was told
+    of DORA and of the FTC's rule for non-bank lenders; an accountancy read the ABA's opinion for law firms."""
+    assert "general_counsel" in _told(CREDIT_UNION, "12 CFR 748.1(c)")
+    assert _told({**CREDIT_UNION, "industry": "Community bank"}, "12 CFR 748.1(c)") == []
+    assert _told(CREDIT_UNION, "Digital Operational Resilience Act") == []
+    assert _told(CREDIT_UNION, "non-bank financial institutions") == []
+    assert "small_business_owner" in _told(TAX_PREPARER, "Publication 5708")
+    assert _told({**TAX_PREPARER, "industry": "Management consulting"}, "Publication 5708") == []
+    dialysis = {**DIALYSIS, "requirements": [*DIALYSIS["requirements"],
+                                             _req("164.308(a)(7)(ii)(B)", "Disaster recovery plan", "not_met")]}
+    assert _told(dialysis, "42 CFR 494.62")
+    assert _told({**dialysis, "industry": "Dental practice"}, "42 CFR 494.62") == []
+    accountants = {**UK_ACCOUNTANTS, "industry": "Accounting practice"}
+    assert _told(accountants, "Formal Opinion 483") == [] and _told(accountants, "Law firms") == []
