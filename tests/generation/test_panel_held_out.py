@@ -584,3 +584,18 @@ def test_a_sectors_own_rules_reach_its_readers_and_no_one_elses():
     assert _told({**dialysis, "industry": "Dental practice"}, "42 CFR 494.62") == []
     accountants = {**UK_ACCOUNTANTS, "industry": "Accounting practice"}
     assert _told(accountants, "Formal Opinion 483") == [] and _told(accountants, "Law firms") == []
+
+
+def test_payment_page_scripts_are_changes_not_access_rights_and_suppliers_read_plainly():
+    """Final held-out panel (an online ticketing platform, PCI DSS): 6.4.3 "Payment page scripts managed and
+    authorized" was argued as access provisioning in every report; a Belgian IT provider's CEO read "customer data
+    held on customers' behalf on Brugge IT Services' behalf"."""
+    from app.content import load
+    content = load()
+    obliges = content.frameworks["pci_dss"].info("6.4.3")["obliges"]
+    assert content.subject_of("Payment page scripts managed and authorized", obliges, "sdlc").id == \
+        "change.change_control"
+    assert content.subject_of("Changes to user access rights authorized", "", "access").id == "access.least_privilege"
+    msp = {"companyId": "m-1", "framework": "NIS2", "industry": "SaaS platform", "policy": "YES",
+           "displayName": "Brugge IT Services", "requirements": [_req("21(2)(d)", "Supply chain security", "not_met")]}
+    assert "behalf on" not in text(msp, "ceo_president", "challenger")
