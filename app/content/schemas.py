@@ -107,6 +107,9 @@ class FactSchema(Schema):
     # an industry pack's fact about part of its sector only ("credit union": NCUA's 72-hour notice): word starts,
     # one of which the partner's industry text must hold
     when_industry = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
+    # a fact that does not hold where the partner's industry text holds one of these word starts (a covered entity's
+    # notice duties, for a business associate such as a claims administrator or a health software vendor)
+    unless_industry = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
 
 
 class TopicSchema(Schema):

@@ -833,7 +833,9 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     (`when_industry`: NCUA's rules for a credit union, not a bank), the framework pack, the rest of the industry
     pack, general. A pack fact about one regime only (`regime`: the UK's fines under the UK GDPR) is used where the
     partner's framework names that regime (for an industry fact, the framework or the industry text: DORA for a
-    European bank, not a US credit union), and a fact about the others (`not_regime`) only where it does not."""
+    European bank, not a US credit union), and a fact about the others (`not_regime`) only where it does not. A fact
+    the industry rules out (`unless_industry`: a covered entity's notice duties, for a claims administrator) is left
+    out."""
     fw, ind = facts.framework_pack, facts.industry_pack
     framework = " " + re.sub(r"[^a-z0-9]+", " ", facts.framework.lower()) + " "
     industry = " " + re.sub(r"[^a-z0-9]+", " ", (facts.industry or "").lower()) + " "
@@ -846,10 +848,12 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     # school or a member-owned credit union (panel: an investor in a credit union was quoted Form 8-K).
     listed = _business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
     general = tuple(f for f in load().general_facts if listed or f["kind"] not in SHARE_MARKET_KINDS)
-    pack = ind.facts if ind else ()
+    def here(fact: dict) -> bool:   # not ruled out by the industry (`unless_industry`)
+        return not any(f" {w}" in industry for w in fact.get("unless_industry") or ())
+    pack = [f for f in (ind.facts if ind else ()) if here(f)]
     sector = tuple(f for f in pack if f.get("when_industry") and any(f" {w}" in industry for w in f["when_industry"]))
     rest = tuple(f for f in pack if not f.get("when_industry") and fits(f, framework + industry))
-    return (sector, tuple(f for f in fw.facts if fits(f, framework)) if fw else (), rest, general)
+    return (sector, tuple(f for f in fw.facts if fits(f, framework) and here(f)) if fw else (), rest, general)
 
 
 # Facts about companies whose shares trade (`fact_pools`).

@@ -599,3 +599,15 @@ def test_payment_page_scripts_are_changes_not_access_rights_and_suppliers_read_p
     msp = {"companyId": "m-1", "framework": "NIS2", "industry": "SaaS platform", "policy": "YES",
            "displayName": "Brugge IT Services", "requirements": [_req("21(2)(d)", "Supply chain security", "not_met")]}
     assert "behalf on" not in text(msp, "ceo_president", "challenger")
+
+
+@pytest.mark.parametrize("industry", ["Health plan third-party administrator (self-funded employer plans)",
+                                      "Dental practice management SaaS", "Medical billing company"])
+def test_a_business_associate_is_told_its_own_notice_duty_not_a_covered_entitys(industry):
+    """Final held-out panel (a health plan TPA): counsel was given the covered entity's duties to notify individuals,
+    the media and HHS; a business associate notifies the covered entity (45 CFR 164.410)."""
+    body = {**DIALYSIS, "industry": industry}
+    counsel = text(body, "general_counsel").split("## Appendix")[0]
+    assert "164.410" in counsel and "notify prominent media" not in counsel
+    clinic = text(DIALYSIS, "general_counsel").split("## Appendix")[0]
+    assert "notify prominent media" in clinic
