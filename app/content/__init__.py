@@ -31,7 +31,7 @@ class ContentError(ValueError):
     """A content file is missing, unreadable or does not fit its schema."""
 
 
-def _words(text: str) -> str:
+def padded_words(text: str) -> str:
     """Lower case with accents folded ("Café" is "cafe"), runs of anything but letters and digits as one space,
     padded with spaces."""
     folded = text if text.isascii() else "".join(
@@ -44,7 +44,7 @@ _MINOR_WORDS = frozenset("a an and for in of on or the to with".split())
 
 def _closeness(title: str, other: str) -> float:
     """Share of the two titles' words they have in common (0 when either is empty)."""
-    a, b = (set(_words(t).split()) - _MINOR_WORDS for t in (title, other))
+    a, b = (set(padded_words(t).split()) - _MINOR_WORDS for t in (title, other))
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
@@ -335,7 +335,7 @@ class Content:
     # ------------------------------------------------------------------ matching partner text
     def framework_for(self, text: str) -> Framework | None:
         """The pack a partner's framework text names ("SOC2", "soc 2 type ii", "PCI-DSS 4"), or None."""
-        return _framework_for(self, _words(text or ""))
+        return _framework_for(self, padded_words(text or ""))
 
     def industry_for(self, text: str) -> Industry | None:
         """The pack a partner's free-text industry means ("Health care", "Fintech"), or None.
@@ -346,7 +346,7 @@ class Content:
         "Logisitics") matches a stem of six letters or more. Nothing else is guessed: an industry no pack
         knows gets plain wording about the people the organization serves. A pack's `unless` stems rule it out
         ("Veterinary hospital" is not human healthcare: no patients' protected health information)."""
-        words = _words(text or "")
+        words = padded_words(text or "")
         joined = " " + words.replace(" ", "") + " "
         ruled_out = {key for key, industry in self.industries.items()
                      if any(" " + stem in words for stem in industry.unless)}
@@ -406,7 +406,7 @@ class Content:
 
 
 def _main_subject(subjects: tuple[Subject, ...], text: str, topic: str) -> str | None:
-    haystack = _words(text)
+    haystack = padded_words(text)
     best, key = None, None
     for sub in subjects:
         if topic and sub.topic != topic:
@@ -421,7 +421,7 @@ def _main_subject(subjects: tuple[Subject, ...], text: str, topic: str) -> str |
 
 def subjects_named(subjects: tuple[Subject, ...], text: str, topic: str) -> frozenset[str]:
     """Every subject of `topic` a text names by one of its (strong) terms: what an argument is about at all."""
-    haystack = _words(text)
+    haystack = padded_words(text)
     return frozenset(s.id for s in subjects if s.topic == topic and any(" " + t in haystack for t in s.terms))
 
 
@@ -432,7 +432,7 @@ def _hits(sub: Subject, words: str) -> int:
 
 def _subject_of(subjects: tuple[Subject, ...], title: str, obliges: str, topic: str,
                 named: str = "") -> Subject | None:
-    head, rest, heads = _words(title), _words(obliges), _words(f"{title} / {named}")
+    head, rest, heads = padded_words(title), padded_words(obliges), padded_words(f"{title} / {named}")
     best, score, titled_ids = None, (0, False, ""), []
     for sub in subjects:
         titled = _hits(sub, head)
@@ -474,7 +474,7 @@ def _title_matcher(topics: dict[str, Topic]):
 
     def classify(title: str) -> tuple[str, ...]:
         found: dict[str, list[int]] = {}      # topic -> [heaviest weight, total weight]
-        for match in pattern.finditer(_words(title or "")):
+        for match in pattern.finditer(padded_words(title or "")):
             tid, weight = weights[match.group()]
             score = found.setdefault(tid, [0, 0])
             score[0] = max(score[0], weight)
@@ -520,7 +520,7 @@ def _framework_for(content: Content, words: str) -> Framework | None:
     best, best_len = None, 0
     for framework in content.frameworks.values():
         for alias in framework.aliases:
-            needle = _words(alias)
+            needle = padded_words(alias)
             if needle in words and len(needle) > best_len:
                 best, best_len = framework, len(needle)
     return best

@@ -871,8 +871,7 @@ def residual(r: Reading) -> Output:
 
 
 def alternatives(r: Reading) -> Output:
-    events = r.event_topics()
-    topic = events[0] if events else r.groups[0].topic if r.groups else r.content.topics[r.p.topics[0]]
+    topic = r.first_event_topic()
     if r.all_met:
         return [f"Who keeps {topic.label} evidenced:"], ["The team that runs it", "An outside reviewer, once a year"]
     # A requirement the framework marks "required" (HIPAA) cannot be accepted as a risk; it is implemented.

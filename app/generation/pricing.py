@@ -50,14 +50,17 @@ def abroad(facts: AssessmentFacts) -> str | None:
     of its own; None otherwise."""
     if facts.day_rate:
         return None
-    said = " ".join(re.sub(r"[^A-Za-z]+", " ", text or "") for text in (facts.industry, facts.display_name))
-    place = next((place for pattern, place in _PLACE if pattern.search(said)), None)
-    if place:
-        return place
-    key = facts.framework_pack.key if facts.framework_pack else None
-    if key == "gdpr" and re.search(r"\buk\b", facts.framework, re.I):
-        return "the UK"
-    return FRAMEWORK_PLACE.get(key)
+
+    def place() -> str | None:   # once per run: every money reader asks
+        said = " ".join(re.sub(r"[^A-Za-z]+", " ", text or "") for text in (facts.industry, facts.display_name))
+        named = next((place for pattern, place in _PLACE if pattern.search(said)), None)
+        if named:
+            return named
+        key = facts.framework_pack.key if facts.framework_pack else None
+        if key == "gdpr" and re.search(r"\buk\b", facts.framework, re.I):
+            return "the UK"
+        return FRAMEWORK_PLACE.get(key)
+    return facts.memo("abroad", place)
 
 
 def at_us_rates(facts: AssessmentFacts) -> str:

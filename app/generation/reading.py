@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..content import Persona, Plan, Subject, Topic, load
+from ..content import Persona, Plan, Subject, Topic, load, padded_words
 from .facts import AssessmentFacts
 from .plan import main_topic, tier_ranks, work_plan
 from .wording import join, plural
@@ -376,7 +376,7 @@ class Reading:
     def tells_scenario(self) -> bool:
         """Whether this reader's report tells how a serious incident would come about: its plan has the scenario,
         or an exposure section with no fact of the reader's left to quote."""
-        blocks = {b for section in self.plan.sections for b in section.blocks}
+        blocks = self.plan_blocks
         return "scenario" in blocks or "exposure" in blocks and bool(self.groups) and not self.exposure_facts()
 
     def event_topics(self) -> list[Topic]:
@@ -393,8 +393,10 @@ class Reading:
         """The area this reader's scenario starts from: the one the run gave it (`scenario_allotment`), else its
         first event area."""
         allotted = scenario_allotment(self.f, self.methodology).get(self.p.id)
-        if allotted:
-            return self.content.topics[allotted]
+        return self.content.topics[allotted] if allotted else self.first_event_topic()
+
+    def first_event_topic(self) -> Topic:
+        """The reader's first area an incident can start from, else its first area at all."""
         events = self.event_topics()
         if events:
             return events[0]
@@ -837,8 +839,7 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     the industry rules out (`unless_industry`: a covered entity's notice duties, for a claims administrator) is left
     out."""
     fw, ind = facts.framework_pack, facts.industry_pack
-    framework = " " + re.sub(r"[^a-z0-9]+", " ", facts.framework.lower()) + " "
-    industry = " " + re.sub(r"[^a-z0-9]+", " ", (facts.industry or "").lower()) + " "
+    framework, industry = padded_words(facts.framework), padded_words(facts.industry or "")
 
     def fits(fact: dict, said: str) -> bool:
         regime, other = fact.get("regime") or [], fact.get("not_regime") or []
