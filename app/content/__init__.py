@@ -194,6 +194,26 @@ class Industry:
     # whose buyers are businesses that vet suppliers (due diligence, questionnaires, procurement): only then does a
     # subject's `customers` reason ("buyers performing due diligence ask ...") fit; a hotel's guests do not
     sells_to_businesses: bool = False
+    variants: tuple[dict, ...] = field(default=(), hash=False, compare=False)   # see `Industry.variant_for`
+    variant: str = ""   # the variant laid over the pack ("home_care"), or ""
+
+    def variant_for(self, words: str) -> Industry:
+        """This pack as the partner's industry text (`padded_words`) means it: the first variant with a stem at the
+        start of a word in it laid over the pack (a home health agency, not a clinic), else the pack as it is."""
+        joined = " " + words.replace(" ", "") + " "
+        chosen = next((v for v in self.variants
+                       if any(" " + stem in hay for stem in v["match"] for hay in (words, joined))), None)
+        if chosen is None:
+            return self
+        drop = set(chosen["drop"])
+
+        def laid(own: dict, over: dict, every: str) -> dict:
+            return {**({} if drop & {"*", every} else {k: v for k, v in own.items() if k not in drop}), **over}
+        fields_ = {k: chosen[k] for k in ("name", "data", "customers", "served", "one_served", "systems",
+                                          "regulators", "sells_to_businesses") if k in chosen}
+        return replace(self, **fields_, subject_notes=laid(self.subject_notes, chosen["subject_notes"], "*notes"),
+                       scenarios=laid(self.scenarios, chosen["scenarios"], "*scenarios"), variants=(),
+                       variant=chosen["key"])
 
 
 @dataclass(frozen=True)
@@ -345,7 +365,9 @@ class Content:
         ("nonprofit" in "Non-Profit"); failing that, a word misspelt by a letter or two ("Helthcare",
         "Logisitics") matches a stem of six letters or more. Nothing else is guessed: an industry no pack
         knows gets plain wording about the people the organization serves. A pack's `unless` stems rule it out
-        ("Veterinary hospital" is not human healthcare: no patients' protected health information)."""
+        ("Veterinary hospital" is not human healthcare: no patients' protected health information). The pack is
+        then read as the kind of organization the text names, where the pack has a variant for it
+        (`Industry.variant_for`: "Home health agency" is not a clinic)."""
         words = padded_words(text or "")
         joined = " " + words.replace(" ", "") + " "
         ruled_out = {key for key, industry in self.industries.items()
@@ -358,8 +380,9 @@ class Content:
                     if key in ruled_out:
                         continue
                     if any(" " + stem in haystack for stem in industry.match if (" " in stem.strip()) == several):
-                        return industry
-        return _near_industry(self, words.split(), ruled_out)
+                        return industry.variant_for(words)
+        near = _near_industry(self, words.split(), ruled_out)
+        return near.variant_for(words) if near else None
 
     def topics_of_title(self, title: str) -> tuple[str, ...]:
         """The topics a requirement's title is about, main topic first; () when no term matches
@@ -585,7 +608,9 @@ def load(root: Path = ROOT) -> Content:
                                            data["one_served"], data["systems"], data["regulators"],
                                            tuple(data["facts"]), dict(data["subject_notes"]),
                                            dict(data["scenarios"]), tuple(s.lower() for s in data["unless"]),
-                                           data["sells_to_businesses"])
+                                           data["sells_to_businesses"],
+                                           tuple({**v, "match": [m.lower() for m in v["match"]]}
+                                                 for v in data["variants"]))
     subjects = tuple(Subject(sid, sid.split(".")[0], tuple(t.lower() for t in entry.pop("terms")),
                              weak_terms=tuple(t.lower() for t in entry.pop("weak_terms")),
                              outranks=tuple(entry.pop("outranks")), **entry)
@@ -620,8 +645,21 @@ def load(root: Path = ROOT) -> Content:
         unknown = sorted((set(it.met) | set(it.open)) - known) + sorted(set(it.readers) - persona_ids)
         if unknown:
             raise ContentError(f"{root / 'interactions.toml'}: {it.id}: unknown subjects or personas {unknown}")
+    # a variant that writes like another sector (a health software company like a software company) starts from
+    # that pack's notes and scenarios instead of its own
+    def based(key: str, v: dict) -> dict:
+        if not v.get("notes_from"):
+            return v
+        other = industries.get(v["notes_from"])
+        if other is None:
+            raise ContentError(f"{root / 'industries' / key}.toml: {v['key']}: unknown notes_from {v['notes_from']}")
+        return {**v, "drop": ["*"], "subject_notes": {**other.subject_notes, **v["subject_notes"]},
+                "scenarios": {**other.scenarios, **v["scenarios"]}}
+    for key, industry in industries.items():
+        industries[key] = replace(industry, variants=tuple(based(key, v) for v in industry.variants))
     for industry in industries.values():
-        unknown = sorted(set(industry.subject_notes) - known)
+        unknown = sorted({*industry.subject_notes, *(k for v in industry.variants for k in v["subject_notes"])}
+                         - known)
         if unknown:
             raise ContentError(f"{root / 'industries' / industry.key}.toml: subject_notes: unknown subjects {unknown}")
     for what, ordered in (("personas", personas), ("methodologies", methodologies)):

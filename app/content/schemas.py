@@ -261,6 +261,34 @@ class FrameworkSchema(Schema):
             raise ValidationError("tiers need at least two designations and a tier_note", "tier_term")
 
 
+_NOTE_KEY = validate.Regexp(r"^[a-z]+\.[a-z_]+$")
+
+
+class VariantSchema(Schema):
+    """One kind of organization within a sector that the pack's own wording misdescribes (a home health agency is not
+    a clinic with a front desk; a medical device maker has no patients' charts): matched like the pack, after it, and
+    laid over it. Fields left out keep the pack's value; `subject_notes` and `scenarios` are laid over the pack's
+    (or over `notes_from`'s), after dropping those named in `drop`."""
+
+    key = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_]+$"))
+    match = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
+                        validate=validate.Length(min=1))
+    name = fields.String(validate=_text)
+    sells_to_businesses = fields.Boolean()
+    data = fields.String(validate=_text)
+    customers = fields.String(validate=_text)
+    served = fields.String(validate=validate.Length(min=3, max=60))
+    one_served = fields.String(validate=validate.Length(min=3, max=60))
+    systems = fields.String(validate=validate.Regexp(r"^the [a-z]"))
+    regulators = fields.String(validate=_text)
+    # subject ids and topic ids of the pack's notes and scenarios to leave out; "*notes", "*scenarios" or "*" for all
+    drop = fields.List(fields.String(validate=validate.Length(min=1, max=60)), load_default=list)
+    # another pack whose notes and scenarios this kind of organization takes instead of its own pack's
+    notes_from = fields.String(validate=validate.Regexp(r"^[a-z0-9_]+$"))
+    subject_notes = fields.Dict(keys=fields.String(validate=_NOTE_KEY), values=Text(), load_default=dict)
+    scenarios = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), load_default=dict)
+
+
 class IndustrySchema(Schema):
     key = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_]+$"))
     name = fields.String(required=True, validate=_text)
@@ -282,13 +310,14 @@ class IndustrySchema(Schema):
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
     # What a control subject (subjects.toml: "access.passwords") means in this industry, one sentence each: the
     # reason a report gives first for a requirement of that subject (`lens_allotment`, kind "industry").
-    subject_notes = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")), values=Text(),
-                                load_default=dict)
+    subject_notes = fields.Dict(keys=fields.String(validate=_NOTE_KEY), values=Text(), load_default=dict)
     # How a serious incident typically starts in this industry when a topic's controls are open, as a clause that
     # reads after "If ..." and after "What a serious incident would mean: ..." ("a point-of-sale integrator's shared
     # remote-support password lets an intruder plant card-scraping malware at every site"): the report's scenario
     # for that topic, instead of the topic's generic one.
     scenarios = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), load_default=dict)
+    # kinds of organization in the sector that its wording would misdescribe, first match wins (`VariantSchema`)
+    variants = fields.List(fields.Nested(VariantSchema), load_default=list)
 
 
 class SubjectSchema(Schema):

@@ -46,8 +46,12 @@ _BY_RELATION = {"operator": ("risk", "operations"), "outside_reader": ("evidence
 # Nor do the steps of the working control ("system administrators enable logging on each new system") fit the
 # readers who decide rather than run it.
 _DECIDE = {"operations"}
+# What a control asks of staff ("analysts flooded with false alarms learn to dismiss alerts") is not a director's,
+# counsel's or finance's reason for it: a board member read it as the reason monitoring matters.
+_STAFF = {"people"}
 _NEVER = {"small_business_owner": {"customers", "oversight", *_DECIDE}, "operator": {"customers", "oversight"},
-          "general_counsel": _DECIDE, "board_member": _DECIDE, "ceo_president": _DECIDE, "cfo": _DECIDE,
+          "general_counsel": {*_DECIDE, *_STAFF}, "board_member": {*_DECIDE, *_STAFF}, "ceo_president": _DECIDE,
+          "cfo": {*_DECIDE, *_STAFF},
           "outside_reader": {"customers", "people", "cost", "operations"}}
 
 

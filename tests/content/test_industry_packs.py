@@ -61,13 +61,16 @@ CASES = {
         "Energy", "Oil & gas", "Oil and Gas", "Electric utility", "Utilities", "Renewable energy", "Solar",
         "Power generation", "Natural gas distribution", "Nuclear power", "Electric cooperative",
     ],
+    # animal care is not human healthcare (no patients' protected health information), even as a hospital
+    "veterinary": ["Veterinary hospital group", "Vet clinic", "Equine hospital", "Veterinary hospitl",
+                   "Small animal practice", "Veterinary clinics group", "Vet practice", "Animal hospital",
+                   "Mixed animal veterinary practice"],
 }
 
 # No pack fits these; the report then speaks of the industry only as the partner wrote it. (Hospitality,
 # nonprofits, logistics, legal, and construction and real estate have packs: test_industry_packs_new.py.)
 UNKNOWN = ["", "   ", "Other", "N/A", "Agriculture", "Agriculture cooperative", "Botanical gardens", None,
-           # animal care is not human healthcare (no patients' protected health information), even as a hospital
-           "Veterinary hospital group", "Vet clinic", "Animal health", "Equine hospital", "Veterinary hospitl"]
+           "Animal health"]
 
 FIGURE = re.compile(r"\$\d|\d%|\bEUR \d")
 # A bracket (one level of nesting allowed, as in "Directive (EU) 2022/2555") that names a year,

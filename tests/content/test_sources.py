@@ -25,7 +25,7 @@ PRIMARY_HOSTS = (
     # US rule text and regulators
     "ecfr.gov", "federalregister.gov", "govinfo.gov", "uscode.house.gov", "hhs.gov", "ftc.gov", "sec.gov",
     "cisa.gov", "justice.gov", "acq.osd.mil", "fedramp.gov", "ferc.gov", "fsapartners.ed.gov",
-    "dfs.ny.gov", "irs.gov", "cbp.gov", "osha.gov",
+    "dfs.ny.gov", "irs.gov", "cbp.gov", "osha.gov", "fda.gov",
     # UK and Australian authorities and the schemes' own bodies
     "ncsc.gov.uk", "iasme.co.uk", "gov.uk", "cyber.gov.au", "ico.org.uk",
     # EU and UK rule text and authorities
