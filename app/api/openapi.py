@@ -207,7 +207,7 @@ GENERATION_RESULT = {
     "llmUsage": None, "livemode": True,
 }
 REPORT_CONTENT = {
-    "title": "ISO 27001: the open controls to close first, ranked by exploitability and evidence",
+    "title": "ISO 27001: the open controls, the order to close them and the evidence each needs",
     "summary": "From the security chair, each open item is weighed by two tests: how directly an attacker could use"
                " it, and whether an assessor would find evidence that the control operates. The assessment points"
                " at Access control (A.5.15).",

@@ -249,7 +249,7 @@ def findings(r: Reading) -> Output:
         paras, bullets = _findings_all_met(r)
         return ([paras[0], tier, *paras[1:]] if tier and paras else paras), bullets
     paras = [policy_finding(r)] if r.policy_first else []
-    paras += [p for p in (tier, score_standing(r)) if p]
+    paras += [p for p in (tier, score_standing(r), policy_held(r)) if p]
     # Counsel reads first what the open items mean for what can be certified or reported; the others after
     # the areas that are theirs.
     note = _deliverable_note(r) if _gets_deliverable(r) else None
@@ -429,6 +429,49 @@ POLICY_WHY = {
 
 POLICY_RULE_READERS = frozenset({"general_counsel", "compliance_officer", "internal_auditor", "external_auditor"})
 
+# What a documented security policy means for the open items, for the readers told first when it is missing: four
+# panels found that no report used `policy` YES, though an auditor's first request and counsel's first exposure
+# turn on it. {n} is the number of open items, {items} "open items" or the framework's own term.
+POLICY_HELD = {
+    "small_business_owner": "You have a written security policy; the {n} open {items} are where day-to-day practice "
+                            "has not yet caught up with what it says, so each one is a rule you already set "
+                            "rather than a new one",
+    "ceo_president": "{Org} has a documented security policy; the {n} open {items} show where practice has not "
+                     "caught up with it, and the policy is the chief executive's mandate to give each one an owner "
+                     "and a date",
+    "general_counsel": "{Org} has a documented security policy, and that cuts both ways: it shows intent, but each "
+                       "of the {n} open {items} is a gap between what {org} wrote and what it does, the first thing "
+                       "a regulator or a claimant's counsel reads",
+    "compliance_officer": "{Org} has a documented security policy, so the {n} open {items} are gaps between what it "
+                          "has committed to in writing and what it does; each needs an owner under that policy, and "
+                          "the policy should be checked for the requirements it does not yet cover",
+    "internal_auditor": "A documented security policy exists, so the audit has approved criteria to test against: "
+                        "each of the {n} open {items} departs from {org}'s own policy as well as from {framework}, "
+                        "and the policy's owner and last review date are the first things to confirm",
+    "external_auditor": "A documented security policy exists, so management's own criteria are stated: it is the "
+                        "first document to request, and each of the {n} open {items} is a departure from it as well "
+                        "as from {framework}",
+}
+# The same point in other words under the other methodologies, for the readers whose reports are short enough that
+# one shared sentence makes their SPIN and other reports too alike.
+POLICY_HELD_TURNED = {
+    "ceo_president": "With a documented security policy in place, the {n} open {items} are not new rules but places "
+                     "where {org} does not yet do what its own policy says, and giving each an owner and a date is the "
+                     "chief executive's to require",
+    "general_counsel": "A documented security policy shows {org} meant to take care, yet the {n} open {items} are the "
+                       "distance between that written intent and practice, and that distance is what a regulator or a "
+                       "claimant's counsel asks about first",
+}
+
+
+def policy_held(r: Reading) -> str | None:
+    """What the documented security policy means for the open items, for the readers it concerns first."""
+    if r.policy_gap or r.all_met or r.p.id not in POLICY_HELD:
+        return None
+    n = r.f.open_count
+    text = (POLICY_HELD_TURNED.get(r.p.id) if METHOD_TURN.get(r.methodology, 0) else None) or POLICY_HELD[r.p.id]
+    return cap(r.fill(text, n=str(n), items=plural(r.item_term) if n != 1 else r.item_term)) + "."
+
 
 def policy_items(r: Reading) -> list[int]:
     """The open requirements about written policy itself ("Policies and procedures", 164.316(a)): where no
@@ -501,6 +544,7 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
     shown = [i for i in group.indices if i not in told][:2]
     for i in shown:
         why = r.why(i)
+        sub = subjects_of(r.f)[i]
         if why is None:
             # the reader's own first concern (a privacy officer's "Privacy and protection of PII") is never only
             # listed: with no reason of this reader's for it, it is said with what the framework asks, and no more.
@@ -517,7 +561,6 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         clause = r.item_clause(i, with_obligation=explain and not sentences)
         # framed by the topic the reason is about: the angle's, or the subject's (CC9.1 argued as risk treatment is
         # governance, whatever topic the pack files it under)
-        sub = subjects_of(r.f)[i]
         reason, tid = why[0].rstrip("."), why[1] or (sub.topic if sub else main_topic(r.f, i))
         label = r.content.topics[tid].label
         if why[2] == "people":
@@ -801,7 +844,7 @@ def coverage(r: Reading) -> Output:
         by_topic.setdefault(main_topic(r.f, i), []).append(i)
     paras = [policy_finding(r)] if r.policy_first and not r.all_met else []
     if "findings" not in r.plan_blocks:
-        paras += [p for p in (tier_standing(r), score_standing(r)) if p]
+        paras += [p for p in (tier_standing(r), score_standing(r), policy_held(r)) if p]
     # the reader's angle on an area frames it only where the angle is about one of the area's requirements here: an
     # underwriter's multi-factor angle never frames "Registers and authorizes new users" (read as "MFA: not met");
     # there the statuses come first and the angle is said as what the record does not show
@@ -880,6 +923,13 @@ def alternatives(r: Reading) -> Output:
                 if (infos_of(r.f)[i] or {}).get("designation") == "required"]
     # Where the third route is closed, it is listed as closed under a heading that counts no routes (a panel read
     # "two routes" over three bullets). Each line stays under eight words: the routes are every reader's.
+    if required and len(required) < len(group.indices) and "addressable" in r.framework.designations:
+        # the area mixes required and addressable items: acceptance is closed to the first only, and open to the
+        # second only as a documented reason with an equivalent measure (HIPAA 164.306(d)(3)); a panel read "Accept:
+        # not open, HIPAA requires it" over two addressable items as a contradiction
+        return [f"For {topic.label}, the routes:"], [
+            *OPEN_ROUTES, "Accept: not open for the required items",
+            "Addressable items: a documented equivalent instead"]
     if required:
         these = "it" if len(required) == 1 else "these"
         return [f"For {topic.label}, the routes:"], [
