@@ -310,8 +310,10 @@ def _told_in_notes(r: Reading, text: str) -> bool:
     """Whether a fact says what a note of the run says already (four words in a row in common: "the Security Risk
     Assessment Tool"): each note is told to one reader, and the fact would tell it to a second."""
     def grams(t: str) -> set[tuple[str, ...]]:
+        # a citation's run of short tokens ("pci dss v4 0 1") is not something said: a run counts only with two words
         words = re.findall(r"[a-z0-9]+", t.lower())
-        return {tuple(words[i:i + 4]) for i in range(len(words) - 3)}
+        return {run for run in (tuple(words[i:i + 4]) for i in range(len(words) - 3))
+                if sum(len(w) > 3 and w.isalpha() for w in run) >= 2}
 
     def notes() -> set[tuple[str, ...]]:
         told: set[tuple[str, ...]] = set()
@@ -888,7 +890,10 @@ def coverage(r: Reading) -> Output:
         paras.append(f"The assessment covered {scope}.")
     elif r.uncovered:
         paras.append(f"Not assessed here: {topic_labels(r.uncovered)}.")
-    return paras, []
+    # the framework's or industry's own rule the run gave this reader, where the findings do not say it (an auditor
+    # reading a short SAQ is told first who may use it)
+    standing = None if "findings" in r.plan_blocks else _standing_fact(r)
+    return paras + ([standing] if standing else []), []
 
 
 COVERAGE_READINGS = ("{said}; in your reading, {stake}.", "{said}; this bears on your review because {stake}.",

@@ -856,7 +856,8 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     def here(fact: dict) -> bool:   # not ruled out by the industry (`unless_industry`)
         return not any(f" {w}" in industry for w in fact.get("unless_industry") or ())
     pack = [f for f in (ind.facts if ind else ()) if here(f)]
-    sector = tuple(f for f in pack if f.get("when_industry") and any(f" {w}" in industry for w in f["when_industry"]))
+    sector = tuple(f for f in pack if f.get("when_industry") and any(f" {w}" in industry for w in f["when_industry"])
+                   and fits(f, framework + industry))
     rest = tuple(f for f in pack if not f.get("when_industry") and fits(f, framework + industry))
     return (sector, tuple(f for f in fw.facts if fits(f, framework) and here(f)) if fw else (), rest, general)
 

@@ -152,3 +152,22 @@ def test_a_variant_is_checked_like_its_pack(tmp_path):
                     encoding="utf-8")
     with pytest.raises(ContentError, match="nowhere"):
         load(root)
+
+
+def test_a_health_software_company_is_told_its_business_associate_notice_duty_once():
+    """Panel: a dental software company's counsel, reading its SOC 2 report, was never told that it is a HIPAA
+    business associate with its own breach notice duty to the practices it serves."""
+    body = {"companyId": "ds-1", "framework": "SOC 2 Type II", "industry": "Dental practice management software",
+            "policy": "YES",
+            "requirements": [_req("CC6.7", "Restricts the transmission, movement, and removal of information",
+                                  "not_met"),
+                             _req("CC7.3", "Evaluates security events", "not_met"),
+                             _req("CC9.2", "Assesses and manages risks associated with vendors and business partners",
+                                  "not_met")]}
+    counsel = markdown({**ENGINE.write(AssessmentFacts.from_submission(body), "general_counsel", "spin"),
+                        "personaLabel": "General Counsel"})
+    assert "business associate" in counsel and "60 calendar days" in counsel
+    # under HIPAA itself the framework's own notice fact says it, and no second reader hears it again
+    for framework in ("SOC 2 Type II", "HIPAA"):
+        words = every_report({**body, "framework": framework})
+        assert words.count("no later than 60 calendar days after discovery") == 1, framework

@@ -80,3 +80,23 @@ def test_acceptance_is_closed_only_to_the_required_items_of_an_area():
     assert "Accept: not open for the required items" in bullets
     assert "Addressable items: a documented equivalent instead" in bullets
     assert not any(b.startswith("Accept: not open, HIPAA requires") for b in bullets)
+
+
+@pytest.mark.parametrize(("framework", "opening"), [("PCI DSS v4.0.1 SAQ C-VT", "SAQ C-VT is open only"),
+                                                   ("PCI DSS SAQ A", "SAQ A is open only"),
+                                                   ("PCI DSS 4.0 SAQ A-EP", "SAQ A-EP is for"),
+                                                   ("PCI DSS SAQ B-IP", "SAQ B-IP is open only")])
+def test_an_auditor_reading_a_short_saq_is_told_who_may_use_it(framework, opening):
+    """Panel (a veterinary hospital's SAQ C-VT): "no report checks whether the hospital qualifies"."""
+    vet = {"companyId": "vh-1", "framework": framework, "industry": "Veterinary hospital", "policy": "NO",
+           "requirements": [_req("2.2.2", "Vendor default accounts are managed", "not_met"),
+                            _req("8.2.2", "Group, shared, or generic accounts are used only when necessary",
+                                 "not_met"),
+                            _req("12.10.1", "An incident response plan exists and is ready to be activated",
+                                 "not_met")]}
+    for methodology in ("spin", "sandler"):
+        auditor = text(vet, "external_auditor", methodology)
+        assert opening in auditor, methodology
+        assert sum(auditor.count(s) for s in ("SAQ A is", "SAQ A-EP is", "SAQ B-IP is", "SAQ C-VT is")) == 1
+    # a full assessment names no SAQ's eligibility
+    assert "is open only" not in text({**vet, "framework": "PCI DSS v4.0.1"}, "external_auditor")
