@@ -187,6 +187,9 @@ def test_every_prompt_is_fully_rendered_and_carries_the_readers_knowledge():
         assert re.search(r"\n- 164\.312\(b\): [A-Z][^\n]+\.", hipaa[2]["content"])
         # and why the first item comes first, as the template engine's key point says it
         assert "First to close (the work plan's order): 164.308(a)(1)(ii)(B)\n" in hipaa[2]["content"]
+        # the documented security policy, as the template engine's counsel reads it (panels, 2026-11-28)
+        assert "The security policy (say this): The organization has a documented security policy" in \
+            hipaa[2]["content"]
     finally:
         engine.close()
 
