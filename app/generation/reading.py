@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..content import Persona, Plan, Subject, Topic, load, padded_words
 from .facts import AssessmentFacts
-from .plan import main_topic, tier_ranks, work_plan
+from .plan import POLICY_SUBJECT, main_topic, tier_ranks, work_plan
 from .wording import join, plural
 
 STATUS_WORD = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
@@ -256,7 +256,10 @@ class Reading:
         self.mine_open = tuple(i for g in self.groups for i in g.indices)
         mine_set = set(self.mine_open)
         self.others = tuple(i for i in facts.open_order if i not in mine_set)
-        self.policy_elsewhere = self.policy_gap and not self.policy_first and not policy_grouped
+        # an open requirement about written policy itself (ISO 27001 A.5.1) is the missing policy, not one more item
+        # (a panel read "Six more open items" over five)
+        about_policy = any(facts.subjects[i] and facts.subjects[i].id == POLICY_SUBJECT for i in self.others)
+        self.policy_elsewhere = self.policy_gap and not self.policy_first and not policy_grouped and not about_policy
         self.others_count = len(self.others) + self.policy_elsewhere
         self.met_mine = tuple(i for i, r in enumerate(reqs)
                               if r.status == "met" and (self.whole or main_topic(facts, i) in mine))

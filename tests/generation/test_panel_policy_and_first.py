@@ -100,3 +100,20 @@ def test_an_auditor_reading_a_short_saq_is_told_who_may_use_it(framework, openin
         assert sum(auditor.count(s) for s in ("SAQ A is", "SAQ A-EP is", "SAQ B-IP is", "SAQ C-VT is")) == 1
     # a full assessment names no SAQ's eligibility
     assert "is open only" not in text({**vet, "framework": "PCI DSS v4.0.1"}, "external_auditor")
+
+
+def test_an_open_policy_requirement_is_the_missing_policy_not_one_more_item():
+    """Panel (an ISO 27001 payroll bureau with no policy): the IT director read "Six more open items sit with ..."
+    over five: A.5.1, the policy requirement itself, was counted once more as the missing policy."""
+    bureau = {"companyId": "pb-1", "framework": "ISO/IEC 27001:2022", "industry": "Payroll bureau", "policy": "NO",
+              "requirements": [_req("A.5.1", "Policies for information security", "not_met"),
+                               _req("A.5.17", "Authentication information", "not_met"),
+                               _req("A.5.26", "Response to information security incidents", "not_met"),
+                               _req("A.8.12", "Data leakage prevention", "not_met"),
+                               _req("A.8.13", "Information backup", "partially_met")]}
+    words = text(bureau, "it_director", "challenger")
+    assert "Three more open items" in words or "3 more open items" in words, words[:1500]
+    # without an open policy requirement, the missing policy is one more item of the others'
+    fewer = {**bureau, "requirements": bureau["requirements"][1:]}
+    words = text(fewer, "it_director", "challenger")
+    assert "Three more open items" in words or "3 more open items" in words, words[:1500]
