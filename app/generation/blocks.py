@@ -30,6 +30,7 @@ from .reading import (
     audit_over_period,
     infos_of,
     named,
+    scenario_allotment,
     subjects_of,
     tiers_of,
     topic_labels,
@@ -702,10 +703,12 @@ def exposure(r: Reading) -> Output:
         facts = facts[:1]
     first = [deliverable] if deliverable and "findings" not in r.plan_blocks else []
     cost = [c for c in [_cost_sentence(r)] if c]
-    if not facts:   # no fact of this reader's kinds is left for them: the loss in the reader's terms
-        if r.groups:   # as it would come about through the first open area (worded unlike `scenario`'s "If ...")
-            return [*first, f"What a serious incident would mean: {r.incident(r.scenario_topic())}; "
-                    f"{r.fill(r.p.stake)}.", *cost], []
+    told = not facts or r.p.id in scenario_allotment(r.f, r.methodology)
+    if r.exposure_tells_incident() and told:   # the loss in the reader's terms, as it would come about through the
+        # first open area (worded unlike `scenario`'s "If ..."), and a survey figure, if any, only beside it
+        return [*first, f"What a serious incident would mean: {r.incident(r.scenario_topic())}; "
+                f"{r.fill(r.p.stake)}.", *(r.cite(f) for f in facts[:1]), *cost], []
+    if not facts:
         return [*first, f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
     return [*first, *(r.cite(f) for f in facts), *cost], []
 

@@ -13,6 +13,7 @@ never calls the frozen `__setattr__`; a race at worst computes the same value tw
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -47,6 +48,11 @@ class RequirementFact:
         if self.status not in STATUSES:
             raise ValueError(f"requirement {self.id!r}: status must be one of {STATUSES}, "
                              f"not {self.status!r}")
+
+
+# "12 staff", "60 employees", "40 lawyers", "1,200 people": volunteers, beds or properties are not staff.
+HEADCOUNT = re.compile(r"\b(\d{1,3}(?:,\d{3})*|\d+)\s*(?:-\s*)?(?:full-time\s+)?(?:staff|employees|people|personnel|"
+                       r"workers|lawyers|attorneys|accountants|engineers|clinicians|fte)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -148,6 +154,13 @@ class AssessmentFacts:
         return compliance_score(met, partial, self.total)
 
     # ---------------------------------------------------------------- knowledge that applies
+    @cached_property
+    def headcount(self) -> int | None:
+        """The staff count the partner's industry text gives ("Law firm, 40 lawyers", "Tax preparer, 12 staff"),
+        else None: what says whether survey averages of large companies' breaches mean anything to this reader."""
+        match = HEADCOUNT.search(self.industry or "")
+        return int(match.group(1).replace(",", "")) if match else None
+
     @cached_property
     def framework_pack(self) -> Framework | None:
         """The framework pack the partner's framework text names, or None (generic wording)."""

@@ -108,9 +108,17 @@ class Group:
     policy: bool = False     # the assessment says no documented security policy exists (governance)
 
 
+# What a partner appends to the industry as a note on size or form, not part of its name: "Law firm, 40 lawyers",
+# "Freight software (SaaS)", "Charity running food banks with 300 volunteers". Said mid-sentence, it broke the
+# sentence ("an organization in boutique hotel group, 6 properties" reached a panel's underwriter).
+_INDUSTRY_QUALIFIER = re.compile(r"\s*(?:[,;(]|\s-\s|\s+with\s+(?:about\s+|around\s+|over\s+)?\d).*$")
+
+
 def _industry_name(text: str) -> str:
-    """The partner's industry text, readable mid-sentence ("Medical billing" -> "medical billing")."""
+    """The partner's industry text, readable mid-sentence ("Medical billing" -> "medical billing"), without a
+    note on size or form ("Law firm, 40 lawyers" -> "law firm")."""
     text = " ".join(text.split())
+    text = _INDUSTRY_QUALIFIER.sub("", text) or text
     first = text.split(" ", 1)[0] if text else ""
     return text[:1].lower() + text[1:] if first[1:].islower() else text
 
@@ -163,11 +171,18 @@ _ORG_NOUN = re.compile(r"\b(?:agency|association|authority|bank|brokerage|busine
                        r"startup|store|studio|subcontractor|supplier|trust|university|utility|vendor)$", re.I)
 
 
+# An organization's kind followed by what it does: "charity running food banks", "clinic for veterans".
+_ORG_THEN = re.compile(_ORG_NOUN.pattern[:-1] + r"\s+(?:running|serving|operating|providing|offering|for|in|of|that|"
+                       r"which)\b", re.I)
+
+
 def _an_org(industry: str) -> str:
-    """The organization by its kind, mid-sentence: "a health care clinic", or "an organization in banking"."""
+    """The organization by its kind, mid-sentence: "a health care clinic", "a charity running food banks", or
+    "an organization in banking"."""
     if not industry:
         return "an organization"
-    return f"{_article(industry)} {industry}" if _ORG_NOUN.search(industry) else f"an organization in {industry}"
+    kind = _ORG_NOUN.search(industry) or _ORG_THEN.search(industry)
+    return f"{_article(industry)} {industry}" if kind else f"an organization in {industry}"
 
 
 AUDIT_CONCLUSION = ("An assessor's conclusion on {framework} rests on evidence, from documents, interviews and the "
@@ -384,7 +399,16 @@ class Reading:
         """Whether this reader's report tells how a serious incident would come about: its plan has the scenario,
         or an exposure section with no fact of the reader's left to quote."""
         blocks = self.plan_blocks
-        return "scenario" in blocks or "exposure" in blocks and bool(self.groups) and not self.exposure_facts()
+        return "scenario" in blocks or "exposure" in blocks and self.exposure_tells_incident()
+
+    def exposure_tells_incident(self) -> bool:
+        """Whether the exposure section starts from how a serious incident would come about in the reader's open
+        areas: when no fact of theirs is left to quote, or when the only ones are survey figures from the general
+        pool, which a panel read as "one IBM statistic, irrelevant to this client" standing for the whole stake."""
+        if "scenario" in self.plan_blocks or not self.groups:
+            return False
+        general = self.f.memo("general_fact_ids", lambda: frozenset(id(f) for f in load().general_facts))
+        return all(id(f) in general for f in self.exposure_facts())
 
     def event_topics(self) -> list[Topic]:
         """The reader's areas a serious incident can start from, their open ones first: a failure of governance or
@@ -689,7 +713,10 @@ def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dic
             told = [t for t in r.event_topics() if t.id in scenarios]
             own = [t for t in told if any(g.topic is t for g in r.groups)]
             told = own or told
-            again = told[0] if told and persona.category in REPEAT_SCENARIOS else None
+            # (a reader with a survey figure to quote in its exposure section tells a story only where one is free:
+            # `exposure_tells_incident`; and the owner's story is the owner's own)
+            repeats = persona.category in REPEAT_SCENARIOS and ("scenario" in r.plan_blocks or not r.exposure_facts())
+            again = next((t for t in told if t.id != out.get(OWNER)), None) if repeats else None
             topic = next((t for t in told if t.id not in taken), again)
             if topic is not None:
                 taken.add(topic.id)
@@ -854,11 +881,17 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
                 and not any(f" {w} " in said for w in other))
     # The SEC's disclosure rules are for companies whose shares trade: never for a charity, a public body, a
     # school or a member-owned credit union (panel: an investor in a credit union was quoted Form 8-K).
-    listed = _business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
-    general = tuple(f for f in load().general_facts if listed or f["kind"] not in SHARE_MARKET_KINDS)
+    # Nor for a firm whose industry text says it has a few dozen staff (a 60-person machine shop read of Form 8-K), to
+    # whom, too, the survey averages of breach costs (IBM's millions) are no measure of its own loss: panels of
+    # a charity, a tax preparer and an insurance agency read them as the whole of what was at stake.
+    small = facts.headcount is not None and facts.headcount < SMALL_HEADCOUNT
+    listed = (_business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
+              and not small)
+    general = tuple(f for f in load().general_facts if (listed or f["kind"] not in SHARE_MARKET_KINDS)
+                    and not (small and f["kind"] in AVERAGE_KINDS))
     def here(fact: dict) -> bool:   # not ruled out by the industry (`unless_industry`)
         return not any(f" {w}" in industry for w in fact.get("unless_industry") or ())
-    pack = [f for f in (ind.facts if ind else ()) if here(f)]
+    pack = [f for f in (ind.facts if ind else ()) if here(f) and not (small and f["kind"] in AVERAGE_KINDS)]
     sector = tuple(f for f in pack if f.get("when_industry") and any(f" {w}" in industry for w in f["when_industry"])
                    and fits(f, framework + industry))
     rest = tuple(f for f in pack if not f.get("when_industry") and fits(f, framework + industry))
@@ -867,6 +900,9 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
 
 # Facts about companies whose shares trade (`fact_pools`).
 SHARE_MARKET_KINDS = frozenset({"sec_disclosure"})
+# Survey averages of what a breach costs (IBM's $4.44M), which say nothing of a small organization's own loss.
+AVERAGE_KINDS = frozenset({"breach_cost", "breach_cost_global"})
+SMALL_HEADCOUNT = 250   # fewer staff than this is small: the EU's SME line, and far below IBM's surveyed companies
 
 
 def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:

@@ -94,6 +94,16 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
     return facts.memo(("appendix", relation), build)
 
 
+def _unrepeated(section: dict, body: list[dict]) -> dict:
+    """The appendix as this report lists it: an open requirement whose obligation the body has spelled out is
+    listed with its status only (every panel found the requirement's wording said twice, in a finding and again
+    under "Asks for"). The table data keeps every obligation: pages show it as a reference to filter."""
+    said = " ".join(t for s in body for t in (*s["paragraphs"], *s["bullets"]))
+    bullets = [line.split(". Asks for ", 1)[0] if row["asks"] and row["asks"] in said else line
+               for line, row in zip(section["bullets"], section["requirements"], strict=True)]
+    return {**section, "bullets": bullets}
+
+
 # Who reads the planning table line by line: those who build the plan or budget it; the other decision makers read
 # its basis in one paragraph (a panel: "the full planning-table and wage appendix is dumped on a CEO").
 TABLE_READERS = frozenset({"cfo", "project_manager"})
@@ -157,7 +167,7 @@ class TemplateEngine:
         if since and sections:
             first = sections[0]["paragraphs"]
             first.insert(min(1, len(first)), since)
-        sections.append(appendix(facts, r.relation))
+        sections.append(_unrepeated(appendix(facts, r.relation), sections))
         points = key_points(r)
         basis_section = basis(r)
         if any(DBIR_CITED in p for p in points):   # "First to close ...; ... (Verizon DBIR 2025)" lists its source

@@ -298,6 +298,9 @@ def test_every_quoted_figure_is_listed_with_its_source():
     assert any("person-days per not-met item" in b for b in cfo_basis["bullets"])
 
 
+STATUS_WORDS = {"met": "met", "not_met": "not met", "partially_met": "partly met"}
+
+
 # ---------------------------------------------------------------- appendix and shape
 
 def test_every_report_ends_with_the_requirements_it_covers():
@@ -311,14 +314,33 @@ def test_every_report_ends_with_the_requirements_it_covers():
 
 
 def test_the_appendix_carries_the_requirements_as_rows_for_the_pages_table():
-    for case, _methodology, _, report in all_reports(("spin",)):
+    for case, _methodology, persona, report in all_reports(("spin",)):
         appendix = next(s for s in report["sections"] if s["heading"] == APPENDIX_HEADING)
         reqs = SAMPLES[case]["requirements"]
         assert [(r["id"], r["title"], r["status"]) for r in appendix["requirements"]] == [
             (q["id"], q["title"], q["status"]) for q in reqs]
+        body = " ".join(t for s in report["sections"] if s is not appendix for t in (*s["paragraphs"], *s["bullets"]))
         for row, bullet in zip(appendix["requirements"], appendix["bullets"], strict=True):
-            assert (row["asks"] is not None) == ("Asks for" in bullet)
             assert row["asks"] is None or row["status"] != "met"
+            # the table keeps every obligation; the list says it only where the body has not
+            if row["asks"] is None:
+                assert "Asks for" not in bullet
+            else:
+                assert ("Asks for" in bullet) == (row["asks"] not in body), (persona, bullet)
+
+
+def test_the_appendix_does_not_say_again_what_a_finding_said():
+    """Every panel of 2026-11-28 (second session) read a requirement's wording twice: in a finding ("..., where
+    HIPAA asks for X") and again in the appendix ("Asks for X")."""
+    said_twice = 0
+    for _case, _methodology, _, report in all_reports(("spin",)):
+        appendix = next(s for s in report["sections"] if s["heading"] == APPENDIX_HEADING)
+        body = " ".join(t for s in report["sections"] if s is not appendix for t in (*s["paragraphs"], *s["bullets"]))
+        for row, bullet in zip(appendix["requirements"], appendix["bullets"], strict=True):
+            if row["asks"] and row["asks"] in body:
+                said_twice += 1
+                assert bullet == f"{row['id']} {row['title']}: {STATUS_WORDS[row['status']]}", bullet
+    assert said_twice > 100   # the rule is exercised: findings spell out obligations in many reports
 
 
 def test_every_report_opens_with_a_few_short_points_for_its_reader():

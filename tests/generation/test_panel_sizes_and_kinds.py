@@ -1,0 +1,109 @@
+"""Reader panels of 2026-11-28 (second session) on eight held-out assessments: the partner's industry text was
+pasted into sentences with its size note ("an organization in boutique hotel group, 6 properties"); IBM's average
+breach cost in millions and the SEC's Form 8-K were the whole stake for a 12-person tax preparer and a 60-person
+machine shop; a K-12 district read of financial aid and residence halls; an insurance agency read about card brands,
+core processors and the FTC's 30-day notice; and "What is at stake" was one survey figure about no one in
+particular."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.catalog import PERSONAS
+from app.generation.facts import AssessmentFacts
+from app.generation.samples import markdown
+from app.generation.template_engine import TemplateEngine
+
+ENGINE = TemplateEngine()
+
+
+def _req(rid: str, title: str, status: str) -> dict:
+    return {"id": rid, "title": title, "status": status}
+
+
+def reports(body: dict, methodology: str = "spin") -> dict[str, str]:
+    facts = AssessmentFacts.from_submission(body)
+    return {p.id: markdown({**ENGINE.write(facts, p.id, methodology), "personaLabel": p.id}) for p in PERSONAS}
+
+
+HOTEL = {"companyId": "h-1", "framework": "PCI DSS v4.0.1", "industry": "Boutique hotel group, 6 properties",
+         "policy": "YES", "requirements": [
+             _req("8.4.2", "MFA for all access into the CDE", "not_met"),
+             _req("11.3.1", "Internal vulnerability scans are performed quarterly", "not_met"),
+             _req("12.10.1", "Incident response plan exists and is ready", "partially_met"),
+             _req("5.2.1", "An anti-malware solution is deployed", "met")]}
+
+TAX = {"companyId": "t-1", "framework": "FTC Safeguards Rule", "industry": "Tax preparation firm, 12 staff",
+       "policy": "NO", "requirements": [
+           _req("314.4(a)", "Designate a Qualified Individual", "not_met"),
+           _req("314.4(c)(5)", "Multi-factor authentication", "partially_met"),
+           _req("314.4(h)", "Written incident response plan", "not_met"),
+           _req("314.4(c)(3)", "Encryption of customer information", "met")]}
+
+
+def test_the_industry_is_said_without_its_size_note():
+    for pid, text in reports(HOTEL).items():
+        assert "6 properties" not in text and "an organization in boutique" not in text, pid
+    assert any("a boutique hotel group" in text for text in reports(HOTEL).values())
+    from app.generation.reading import _an_org, _industry_name
+    assert _an_org(_industry_name("Charity running food banks with 300 volunteers")) == "a charity running food banks"
+    assert _industry_name("Freight brokerage software (SaaS)") == "freight brokerage software"
+
+
+@pytest.mark.parametrize("industry, small", [("Tax preparation firm, 12 staff", True),
+                                             ("Precision machining subcontractor, 60 employees", True),
+                                             ("Tax preparation firm, 1,200 staff", False),
+                                             ("Tax preparation firm", False)])
+def test_a_small_firm_is_never_measured_by_large_companies_breach_averages(industry, small):
+    out = reports({**TAX, "industry": industry})
+    averages = re.compile(r"average cost of a data breach|Form 8-K")
+    quoted = [pid for pid, text in out.items() if averages.search(text)]
+    assert bool(quoted) != small, quoted
+
+
+def test_what_is_at_stake_starts_from_an_incident_not_from_a_survey_figure():
+    """Where a reader's only figures are the general pool's (IBM, Verizon) and one of the industry's incidents is
+    free for it, the section tells how a serious incident would come about at this client first, and the figure
+    only beside it; before, the figure alone was the section."""
+    from app.generation.reading import scenario_allotment
+    facts = AssessmentFacts.from_submission({**TAX, "industry": "Tax preparation firm"})
+    told = scenario_allotment(facts, "spin")
+    leads = []
+    for p in PERSONAS:
+        report = ENGINE.write(facts, p.id, "spin")
+        for section in report["sections"]:
+            if section["heading"] == "What is at stake" and section["paragraphs"] and p.id in told:
+                leads.append(section["paragraphs"][0])
+    assert leads and all(lead.startswith("What a serious incident would mean") for lead in leads), leads
+
+
+def test_a_school_district_reads_of_its_own_school_not_a_campus():
+    district = {"companyId": "k-2", "framework": "CIS Controls v8.1", "industry": "K-12 public school district",
+                "policy": "YES", "requirements": [
+                    _req("5.4", "Restrict Administrator Privileges to Dedicated Administrator Accounts", "not_met"),
+                    _req("11.4", "Establish and Maintain an Isolated Instance of Recovery Data", "not_met"),
+                    _req("12.2", "Establish and Maintain a Secure Network Architecture", "partially_met"),
+                    _req("6.5", "Require MFA for Administrative Access", "not_met")]}
+    out = reports(district)
+    everything = "\n".join(out.values())
+    for campus in ("financial aid", "residence", "research lab", "alumni"):
+        assert campus not in everything, campus
+    assert "students and families" in everything and "student information system" in everything
+
+
+def test_an_insurance_agency_is_not_written_as_a_bank():
+    agency = {"companyId": "a-1", "framework": "NAIC Insurance Data Security Model Law",
+              "industry": "Independent insurance agency, 18 staff", "policy": "NO", "requirements": [
+                  _req("Section 4C", "Risk assessment", "not_met"),
+                  _req("Section 4H", "Incident response plan", "not_met"),
+                  _req("Section 4F", "Oversight of third-party service provider arrangements", "partially_met"),
+                  _req("Section 6", "Notification of a cybersecurity event", "partially_met")]}
+    out = reports(agency)
+    everything = "\n".join(out.values())
+    for bank in ("card brands", "core processor", "core banking", "partner banks", "account, card and transaction",
+                 "notify the FTC"):
+        assert bank not in everything, bank
+    assert "policyholders" in everything and "agency management system" in everything
+    assert "state insurance department" in everything
