@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from datetime import date
 
-from ..content import load, subjects_named
+from ..content import subjects_named
 from .dod_score import none_deferrable, score_brief, score_clause
 from .plan import POLICY_SUBJECT, main_topic, work_plan
 from .pricing import MONEY_READERS, at_us_rates, likely, money, rates, week_end, when
@@ -28,6 +28,7 @@ from .reading import (
     Reading,
     Tier,
     audit_over_period,
+    general_fact_ids,
     infos_of,
     named,
     scenario_allotment,
@@ -332,7 +333,7 @@ def _standing_fact(r: Reading) -> str | None:
     and figures, a scenario a fact about its own kind of failure. Panels found the packs' regime facts (DFARS
     7012's 72-hour report, HIPAA's breach-notice clock, SDWA 1433) never reached the template reports. General facts
     are not the client's rules: NIST's quick-start guide to the CSF read as spliced on to a PCI DSS grocer's owner."""
-    general = r.f.memo("general_fact_ids", lambda: frozenset(id(f) for f in load().general_facts))
+    general = general_fact_ids(r.f)
     for fact in r.facts_for():
         kind = fact["kind"]
         if id(fact) in general:

@@ -397,7 +397,7 @@ class Reading:
 
     def tells_scenario(self) -> bool:
         """Whether this reader's report tells how a serious incident would come about: its plan has the scenario,
-        or an exposure section with no fact of the reader's left to quote."""
+        or an exposure section that starts from one (`exposure_tells_incident`)."""
         blocks = self.plan_blocks
         return "scenario" in blocks or "exposure" in blocks and self.exposure_tells_incident()
 
@@ -407,7 +407,7 @@ class Reading:
         pool, which a panel read as "one IBM statistic, irrelevant to this client" standing for the whole stake."""
         if "scenario" in self.plan_blocks or not self.groups:
             return False
-        general = self.f.memo("general_fact_ids", lambda: frozenset(id(f) for f in load().general_facts))
+        general = general_fact_ids(self.f)
         return all(id(f) in general for f in self.exposure_facts())
 
     def event_topics(self) -> list[Topic]:
@@ -507,6 +507,11 @@ class Reading:
         if fact not in self.sources:
             self.sources.append(fact)
         return self.fill(fact["text"])
+
+
+def general_fact_ids(facts: AssessmentFacts) -> frozenset[int]:
+    """The general pool's facts (IBM, Verizon, NIST, SEC), by identity: not the client's own rules or sector."""
+    return facts.memo("general_fact_ids", lambda: frozenset(id(f) for f in load().general_facts))
 
 
 def infos_of(facts: AssessmentFacts) -> tuple[dict | None, ...]:
