@@ -111,6 +111,13 @@ class Framework:
     implied_prefixes: tuple[str, ...] = ()
     # An earlier edition's ids (normal form) -> the ids they became; compared across editions (app/progress.py)
     renumbered: dict = field(default_factory=dict, hash=False, compare=False)
+    # requirements that apply only where a fact about the organization holds: {"ids", "applies", "check", "source"}
+    conditions: tuple[dict, ...] = field(default=(), hash=False, compare=False)
+
+    def condition_for(self, ref: str, title: str = "") -> dict | None:
+        """The condition this requirement applies under, if the pack names one for its id."""
+        rid = self.resolve(ref, title)
+        return next((c for c in self.conditions if rid in {self.normal_id(i) for i in c["ids"]}), None)
 
     def normal_id(self, ref: str) -> str:
         """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
@@ -574,7 +581,8 @@ def _framework(data: dict) -> Framework:
                      designations=tuple(data["designations"]), tier_term=data["tier_term"],
                      tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]),
                      implied_prefixes=tuple(p.lower() for p in data["implied_prefixes"]),
-                     renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()})
+                     renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()},
+                     conditions=tuple(data["conditions"]))
 
 
 def _files(root: Path, folder: str) -> list[Path]:

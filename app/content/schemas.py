@@ -178,6 +178,17 @@ class RequirementInfoSchema(Schema):
     points = fields.Integer(load_default=None, allow_none=True, validate=validate.OneOf([1, 3, 5]))
 
 
+class ConditionSchema(Schema):
+    """Requirements that apply only where a fact about the organization holds (16 CFR 314.6: four Safeguards Rule
+    paragraphs bind only institutions holding customer information on 5,000 or more consumers)."""
+
+    ids = fields.List(fields.String(validate=validate.Length(min=1, max=40)), required=True,
+                      validate=validate.Length(min=1))
+    applies = fields.String(required=True, validate=_text)   # "where {org} holds information on 5,000 or more ..."
+    check = fields.String(required=True, validate=_text)     # what to confirm first: "the count"
+    source = fields.String(required=True, validate=_text)    # "16 CFR 314.6"
+
+
 class CatalogueSchema(Schema):
     size = fields.Integer(required=True, validate=validate.Range(min=1))
     name = fields.String(required=True, validate=_text)
@@ -240,6 +251,7 @@ class FrameworkSchema(Schema):
     # The catalogue an assessment samples from, for outside readers' scope: "12 of the 93 Annex A controls". Ids
     # starting `id_prefix` count; `also` names what the audit covers beyond the catalogue when no id of it is given.
     catalogue = fields.Nested(CatalogueSchema, load_default=None)
+    conditions = fields.List(fields.Nested(ConditionSchema), load_default=list)
     schemes = fields.List(fields.Nested(SchemeSchema), required=True, validate=validate.Length(min=1))
     # An earlier edition's ids and the ids each became (ISO/IEC 27001:2013 -> 2022), both in normal form.
     renumbered_from = fields.String(load_default="", validate=validate.Length(max=80))

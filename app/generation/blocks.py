@@ -878,9 +878,11 @@ def coverage(r: Reading) -> Output:
         if angled(tid):   # the reader's reading said three ways in turn, not "in your reading" four times
             paras.append(COVERAGE_READINGS[len(paras) % len(COVERAGE_READINGS)].format(said=said, stake=r.stake(topic)))
         else:
-            # no requirement here is about what the reader looks at first in the area: said as the record's silence
-            paras.append(f"{said}, but none of the items assessed here covers what you would look at first: "
-                         f"{r.stake(topic)}.")
+            # no requirement here is about what the reader looks at first in the area: said as reaching beyond the
+            # items, not as their silence ("Incident Handling not met, but none of the items assessed here covers
+            # ... the incident procedure" read to a CMMC investor as a contradiction)
+            them = "it" if len(ix) == 1 else "them"
+            paras.append(f"{said}; what you would look at first goes beyond {them}: {r.stake(topic)}.")
     rest = [(r.content.topics[t], [i for i in ix if i in r.f.open_set]) for t, ix in by_topic.items()
             if t not in own]
     open_rest = [(topic, ix) for topic, ix in rest if ix]
@@ -977,7 +979,28 @@ def key_points(r: Reading) -> list[str]:
     tier = tier_point(r)
     if tier:   # second: right after what is open, before the work
         points = [*points[:1], tier, *points[1:]][:5]
+    condition = condition_point(r)
+    if condition:   # right after what is open (and the missing policy, where it leads): it may take items out of it
+        at = 1 + (len(points) > 2 and points[0].startswith("No documented security policy"))
+        points = [*points[:at], condition, *points[at:]][:5]
     return [point[:1].upper() + point[1:] for point in points]
+
+
+def condition_point(r: Reading) -> str | None:
+    """The open items that apply only under a condition the assessment does not record (16 CFR 314.6's 5,000
+    consumers), for every reader who has one of them to close, decide or examine: what to confirm first."""
+    if r.all_met:
+        return None
+    scope = r.f.open_order if r.whole or r.relation == "outside_reader" else r.mine_open
+    held = [i for i in scope if r.f.conditions[i]]
+    if not held:
+        return None
+    condition = r.f.conditions[held[0]]
+    held = [i for i in held if r.f.conditions[i] is condition]
+    ids = join([r.f.requirements[i].id.strip() for i in held])
+    verb = "applies" if len(held) == 1 else "apply"
+    return f"{ids} {verb} only {r.fill(condition['applies'])} ({condition['source']}): confirm " \
+           f"{r.fill(condition['check'])} first"
 
 
 def _key_points(r: Reading) -> list[str]:

@@ -50,6 +50,7 @@ class RequirementFact:
                              f"not {self.status!r}")
 
 
+SMALL_HEADCOUNT = 250   # fewer staff than this is small: the EU's SME line, and far below IBM's surveyed companies
 # "12 staff", "60 employees", "40 lawyers", "1,200 people": volunteers, beds or properties are not staff.
 HEADCOUNT = re.compile(r"\b(\d{1,3}(?:,\d{3})*|\d+)\s*(?:-\s*)?(?:full-time\s+)?(?:staff|employees|people|personnel|"
                        r"workers|lawyers|attorneys|accountants|engineers|clinicians|fte)\b", re.I)
@@ -160,6 +161,17 @@ class AssessmentFacts:
         else None: what says whether survey averages of large companies' breaches mean anything to this reader."""
         match = HEADCOUNT.search(self.industry or "")
         return int(match.group(1).replace(",", "")) if match else None
+
+    @property
+    def small(self) -> bool:
+        """Whether the partner's text says the organization has fewer than SMALL_HEADCOUNT staff."""
+        return self.headcount is not None and self.headcount < SMALL_HEADCOUNT
+
+    @cached_property
+    def conditions(self) -> tuple[dict | None, ...]:
+        """Each requirement's condition of applying (`Framework.conditions`: 16 CFR 314.6), or None."""
+        pack = self.framework_pack
+        return tuple(pack.condition_for(r.id, r.title) if pack else None for r in self.requirements)
 
     @cached_property
     def framework_pack(self) -> Framework | None:

@@ -24,7 +24,7 @@ from openai import APIStatusError, OpenAI
 
 from ..catalog import METHODOLOGY_BY_ID
 from ..content import Methodology, load
-from .blocks import _owns_policy, key_points, policy_held, since_last
+from .blocks import _owns_policy, condition_point, key_points, policy_held, since_last
 from .consistency import ReportInconsistency, check_report
 from .content import CONTENT_JSON_SCHEMA, EngineContentSchema, apply_display_name
 from .facts import AssessmentFacts
@@ -165,6 +165,8 @@ def persona_prompt(facts: AssessmentFacts, persona_id: str, methodology_id: str)
            + (r.fill(r.framework.policy_rule) if r.framework else "")]
           if r.policy_first else []),
         *([f"The security policy (say this): {held}"] if (held := policy_held(r)) else []),
+        *([f"Applicability (say this before planning those items): {cond}."]
+          if (cond := condition_point(r)) else []),
         "Open requirements for this reader, in order of exposure (discuss these, in this order): "
         + ("; ".join(f"{r.short(i)} ({STATUS_WORDS[r.f.requirements[i].status]}, {g.topic.label})"
                      for g in r.groups for i in g.indices)

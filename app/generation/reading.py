@@ -293,13 +293,17 @@ class Reading:
 
     @property
     def first_item(self) -> int | None:
-        """The reader's first open requirement in the shared work plan's order: "first to close" everywhere."""
-        mine = set(self.mine_open)
+        """The reader's first open requirement in the shared work plan's order: "first to close" everywhere. One
+        that applies only under a condition (16 CFR 314.6) comes first only where nothing else is open: a panel's
+        counsel was told to start with two items the firm may be exempt from."""
+        mine, conditional = set(self.mine_open), None
         for step in work_plan(self.f).steps:
             for i in step.indices:
-                if i in mine:
+                if i in mine and not self.f.conditions[i]:
                     return i
-        return None
+                if i in mine and conditional is None:
+                    conditional = i
+        return conditional
 
     def others_by_owner(self) -> list[tuple[str, str, int]]:
         """The open items outside this reader's area: (owner, topic label, count), largest first."""
@@ -309,7 +313,7 @@ class Reading:
             counts[t] = counts.get(t, 0) + 1
         if self.policy_elsewhere:
             counts["governance"] = counts.get("governance", 0) + 1
-        rows = [(topic_owner(t, self.p.id), self.content.topics[t].label, n) for t, n in counts.items()]
+        rows = [(topic_owner(t, self.p.id, self.f.small), self.content.topics[t].label, n) for t, n in counts.items()]
         return sorted(rows, key=lambda row: -row[2])
 
     # ------------------------------------------------------------------ state of the reader
@@ -654,9 +658,22 @@ def tiers_of(facts: AssessmentFacts) -> tuple[tuple[Tier, ...], str | None]:
     return facts.memo("tiers", build)
 
 
-def topic_owner(topic: str, reader: str) -> str:
+# Who holds an area's open items at a firm of a few dozen staff, which has no security analyst, incident responder
+# or security architect (panels of a 60-person machine shop and a six-hotel group read those as invented roles).
+SMALL_OWNER = {"hr": "whoever manages HR", "governance": "the manager named to run security",
+               "vendor": "the manager named to run security", "privacy": "the manager named to run security"}
+SMALL_IT_OWNER = "the IT lead or outside IT provider"
+IT_READERS = frozenset({"cio", "it_director", "ciso", "network_admin", "security_analyst", "security_architect",
+                        "incident_responder"})
+
+
+def topic_owner(topic: str, reader: str, small: bool = False) -> str:
     """Who owns a topic's open items, as a reader would say it ("the IT director"): the persona that lists
-    the topic highest among its own, catalogue order breaking ties; never the reader themselves."""
+    the topic highest among its own, catalogue order breaking ties; never the reader themselves. At a small firm
+    (`AssessmentFacts.small`), the people such a firm has."""
+    if small:   # an IT reader there is the IT lead: the rest of IT's work is a colleague's or the provider's
+        it = SMALL_IT_OWNER if reader not in IT_READERS else "a colleague or the outside IT provider"
+        return SMALL_OWNER.get(topic, it)
     candidates = [(p.topics.index(topic), n, p) for n, p in enumerate(load().personas)
                   if topic in p.topics and p.id not in NOT_OWNERS and p.id != reader]
     if not candidates:
@@ -889,7 +906,7 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     # Nor for a firm whose industry text says it has a few dozen staff (a 60-person machine shop read of Form 8-K), to
     # whom, too, the survey averages of breach costs (IBM's millions) are no measure of its own loss: panels of
     # a charity, a tax preparer and an insurance agency read them as the whole of what was at stake.
-    small = facts.headcount is not None and facts.headcount < SMALL_HEADCOUNT
+    small = facts.small
     listed = (_business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
               and not small)
     general = tuple(f for f in load().general_facts if (listed or f["kind"] not in SHARE_MARKET_KINDS)
@@ -907,7 +924,6 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
 SHARE_MARKET_KINDS = frozenset({"sec_disclosure"})
 # Survey averages of what a breach costs (IBM's $4.44M), which say nothing of a small organization's own loss.
 AVERAGE_KINDS = frozenset({"breach_cost", "breach_cost_global"})
-SMALL_HEADCOUNT = 250   # fewer staff than this is small: the EU's SME line, and far below IBM's surveyed companies
 
 
 def allot_facts(facts: AssessmentFacts) -> dict[str, tuple[dict, ...]]:

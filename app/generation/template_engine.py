@@ -265,6 +265,8 @@ def summary(r: Reading) -> str:
         leads = first + [g.indices[0] for g in own if g.indices[0] not in first]
     else:
         leads = first + [i for i in r.mine_open if i not in first]
+    # an item that applies only under a condition (16 CFR 314.6) is not "most pressing" while others are open
+    leads = sorted(leads, key=lambda i: bool(r.f.conditions[i]))
     names = [POLICY] * _owns_policy(r) + [r.ref(i) for i in leads]
     items = names[:3]
     listed = ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]

@@ -190,6 +190,14 @@ def test_every_prompt_is_fully_rendered_and_carries_the_readers_knowledge():
         # the documented security policy, as the template engine's counsel reads it (panels, 2026-11-28)
         assert "The security policy (say this): The organization has a documented security policy" in \
             hipaa[2]["content"]
+        assert "Applicability" not in hipaa[2]["content"]
+        # items the client may be exempt from are said first, as the template engine's key point says it
+        auto = engine.messages(AssessmentFacts.from_submission(samples()["ftc_auto_dealer"]), "general_counsel",
+                               "spin")
+        conditional = [r["id"] for r in samples()["ftc_auto_dealer"]["requirements"]
+                       if r["status"] != "met" and r["id"] in ("314.4(d)(2)", "314.4(h)", "314.4(i)", "314.4(b)(1)")]
+        assert bool(conditional) == ("Applicability (say this before planning those items): " in auto[2]["content"])
+        assert all(c in auto[2]["content"] for c in conditional)
     finally:
         engine.close()
 

@@ -107,3 +107,54 @@ def test_an_insurance_agency_is_not_written_as_a_bank():
         assert bank not in everything, bank
     assert "policyholders" in everything and "agency management system" in everything
     assert "state insurance department" in everything
+
+
+def test_a_small_firms_other_owners_are_people_it_has():
+    """Panel: a 60-person machine shop's IT director read its logging and encryption handed to "a security analyst"
+    and "a security architect" it does not have."""
+    shop = {"companyId": "m-1", "framework": "CMMC 2.0 Level 2", "policy": "YES",
+            "industry": "Precision machining subcontractor, 60 staff", "requirements": [
+                _req("AU.L2-3.3.1", "System Auditing", "not_met"),
+                _req("IR.L2-3.6.1", "Incident Handling", "not_met"),
+                _req("CA.L2-3.12.4", "System Security Plan", "not_met"),
+                _req("IA.L2-3.5.3", "Multifactor Authentication", "not_met"),
+                _req("SC.L2-3.13.11", "CUI Encryption", "partially_met")]}
+    out = reports(shop)
+    for pid, text in out.items():
+        for role in ("security analyst", "incident responder", "security architect", "procurement manager"):
+            assert f"sit with the {role}" not in text and f"sits with the {role}" not in text, (pid, role)
+    assert any("IT provider" in text for text in out.values())
+    large = reports({**shop, "industry": "Precision machining subcontractor"})
+    assert any(re.search(r"sits? with the (?:security analyst|incident responder|security architect)", text)
+               for text in large.values())
+    # and an area's items are never said to be missed by what the reader would look at first
+    assert not any("none of the items assessed here covers" in text for text in out.values())
+
+
+def test_items_the_firm_may_be_exempt_from_are_flagged_first_and_never_lead():
+    """Panel (a 12-person tax preparer): 16 CFR 314.6 exempts a firm holding information on fewer than 5,000
+    consumers from 314.4(b)(1), (d)(2), (h) and (i), four of its six not-met items, yet counsel and the owner were
+    told to start with the penetration test and the incident response plan."""
+    body = {**TAX, "requirements": [
+        _req("314.4(d)(2)", "Penetration testing and vulnerability assessments", "not_met"),
+        _req("314.4(h)", "Written incident response plan", "not_met"),
+        _req("314.4(a)", "Designate a Qualified Individual", "not_met"),
+        _req("314.4(c)(5)", "Multi-factor authentication", "partially_met"),
+        _req("314.4(b)", "Risk assessment", "partially_met")]}
+    facts = AssessmentFacts.from_submission(body)
+    assert [bool(c) for c in facts.conditions] == [True, True, False, False, False]   # 314.4(b) as a whole applies
+    for pid in ("small_business_owner", "general_counsel", "external_auditor", "cfo", "ceo_president"):
+        report = ENGINE.write(facts, pid, "spin")
+        point = next((p for p in report["keyPoints"] if "16 CFR 314.6" in p), None)
+        assert point and point.startswith("314.4(d)(2) and 314.4(h) apply only where") and "5,000" in point, pid
+        assert "314.4(a)" not in point and "314.4(b)" not in point
+        summary = report["summary"]
+        for held in ("314.4(d)(2)", "314.4(h)"):   # named after an item that applies whatever the count
+            if held in summary:
+                always = ("314.4(a)", "314.4(c)(5)", "314.4(b)")
+                assert any(0 <= summary.find(x) < summary.find(held) for x in always), (pid, summary)
+        assert "starting with Penetration" not in report["callToAction"]
+        assert "starting with Written incident" not in report["callToAction"]
+    # a framework with no such condition gets no such point
+    hipaa = ENGINE.write(AssessmentFacts.from_submission({**HOTEL}), "cfo", "spin")
+    assert not any("apply only where" in p for p in hipaa["keyPoints"])
