@@ -158,3 +158,17 @@ def test_items_the_firm_may_be_exempt_from_are_flagged_first_and_never_lead():
     # a framework with no such condition gets no such point
     hipaa = ENGINE.write(AssessmentFacts.from_submission({**HOTEL}), "cfo", "spin")
     assert not any("apply only where" in p for p in hipaa["keyPoints"])
+
+
+@pytest.mark.parametrize("methodology", ["challenger", "value_selling", "solution_selling", "meddpicc", "spin"])
+def test_a_finding_is_never_joined_by_a_sales_stage_label(methodology):
+    """Panels: "...; the business issue: firewalls, VPN gateways ...", "...; the diagnosis: a risk assessment needs
+    internal workshop time", "..., and it hurts today because linking personnel changes ... costs less" and "Open at
+    the organization, most pressing for you first" read as the seller's template in the client's report."""
+    labels = re.compile(r"the business issue|the diagnosis:|what that means in practice|hurts today|"
+                        r"most pressing for you first", re.I)
+    for body in (HOTEL, TAX):
+        for pid, text in reports(body, methodology).items():
+            # a section may be headed "The business issue" or "Diagnosis"; a sentence may not say it
+            prose = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+            assert not labels.search(prose), (pid, labels.findall(prose))

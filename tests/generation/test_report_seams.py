@@ -48,7 +48,7 @@ PROPERTIES = {
     ],
 }
 
-CONNECTIVES = ("matters to you because", "what that means in practice:", "that is a problem for you because")
+CONNECTIVES = ("matters to you because", "the point often missed is that", "that is a problem for you because")
 
 
 def text(report: dict) -> str:
