@@ -172,3 +172,37 @@ def test_a_finding_is_never_joined_by_a_sales_stage_label(methodology):
             # a section may be headed "The business issue" or "Diagnosis"; a sentence may not say it
             prose = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
             assert not labels.search(prose), (pid, labels.findall(prose))
+
+
+def test_a_credit_union_serves_members_and_answers_to_the_ncua():
+    """Panel (a regional credit union, NIST CSF 2.0): its board and counsel read "customers" and "clients" where a
+    credit union has members, and nothing of NCUA's Part 748 or the core processor."""
+    cu = {"companyId": "cu-1", "framework": "NIST CSF 2.0", "industry": "Regional credit union", "policy": "YES",
+          "requirements": [
+              _req("PR.AA-05", "Access permissions are managed with least privilege and separation of duties",
+                   "not_met"),
+              _req("GV.SC-07", "Supplier risks are understood, recorded, prioritized, assessed, responded to, and "
+                   "monitored", "partially_met"),
+              _req("RS.MA-01", "The incident response plan is executed in coordination with relevant third parties",
+                   "not_met"),
+              _req("PR.DS-11", "Backups of data are created, protected, maintained, and tested", "partially_met")]}
+    out = reports(cu)
+    everything = "\n".join(out.values())
+    assert "members" in everything and "core processor" in everything
+    for pid in ("board_member", "general_counsel", "ceo_president", "small_business_owner"):
+        assert not re.search(r"\bcustomers?\b", out[pid].split("## Appendix")[0]), pid
+
+
+def test_a_managed_service_provider_reads_of_its_reach_into_every_client():
+    """Panel (an MSP, ISO 27001): no report named the risk that defines an MSP, technicians' remote access into every
+    client's systems, though privileged access and monitoring were not met; the scenarios were a software
+    company's."""
+    msp = {"companyId": "msp-1", "framework": "ISO 27001:2022", "industry": "Managed service provider (MSP), 35 staff",
+           "policy": "YES", "requirements": [
+               _req("A.8.2", "Privileged access rights", "not_met"),
+               _req("A.8.16", "Monitoring activities", "not_met"),
+               _req("A.5.21", "Managing information security in the ICT supply chain", "not_met"),
+               _req("A.8.13", "Information backup", "met")]}
+    everything = "\n".join(reports(msp).values())
+    assert "remote management" in everything and "client businesses" in everything
+    assert "customer data held on customers' behalf" not in everything
