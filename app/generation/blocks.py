@@ -30,6 +30,7 @@ from .reading import (
     audit_over_period,
     general_fact_ids,
     infos_of,
+    interaction_allotment,
     named,
     scenario_allotment,
     subjects_of,
@@ -283,9 +284,13 @@ def findings(r: Reading) -> Output:
         paras += [c for c in [_cost_sentence(r)] if c]
     bullets = []
     if rest or r.unargued:   # the whole assessment stays in view: the reader's areas argued, the rest listed last
-        told = set(policy_items(r))   # already in the policy finding
+        # already in the policy finding, or in what two requirements mean together ("Data backup plan is met, but
+        # Disaster recovery plan is partly met: ..."), which a panel then read again under "Also open"
+        told = set(policy_items(r)) | {i for _, _, opened in interaction_allotment(r.f, r.methodology).get(r.p.id, [])
+                                       for i in opened}
         order = {i: n for n, i in enumerate(i for s in work_plan(r.f).steps for i in s.indices)}   # as the heading says
-        bullets = _listed(r, sorted([*r.unargued, *(i for g in rest for i in g.indices if i not in told)],
+        bullets = _listed(r, sorted([*(i for i in r.unargued if i not in told),
+                                     *(i for g in rest for i in g.indices if i not in told)],
                                     key=lambda i: order.get(i, len(order))))
         # outside readers have no plan to follow (the order is the plan's all the same, unsaid); one item has no order
         order_said = "" if r.relation == "outside_reader" or len(bullets) < 2 else ", in plan order"

@@ -57,9 +57,10 @@ def own_server():
 def test_a_server_that_takes_25_calls_gets_a_run_at_once(app_factory, make_key, fake_openai):
     # After the process's first run (its first call goes alone: it negotiates the response format),
     # a run's 25 calls are in flight together: one call time, where a cap of 8 made it four. Calls of
-    # 2 s, so all 25 overlap even if a full garbage collection pauses this process (~0.4 s seen) or the other
-    # test worker holds the second core while the 25 prompts are built (14 of 25 overlapped at 1 s in CI).
-    fake_openai.latency = 2.0
+    # 4 s, so all 25 overlap even if a full garbage collection pauses this process (~0.4 s seen) or the other
+    # test worker holds the second core while the 25 prompts are built (14 of 25 overlapped at 1 s in CI, and
+    # 21 of 25 at 2 s in CI's Postgres pass on a slower machine).
+    fake_openai.latency = 4.0
     app = default_app(app_factory, fake_openai.base_url, OPENAI_MAX_RETRIES=0, OPENAI_TIMEOUT_SECONDS=5)
     first, again = generate(app, make_key)
     assert written_by_the_llm(first)

@@ -206,3 +206,28 @@ def test_a_managed_service_provider_reads_of_its_reach_into_every_client():
     everything = "\n".join(reports(msp).values())
     assert "remote management" in everything and "client businesses" in everything
     assert "customer data held on customers' behalf" not in everything
+
+
+def test_an_item_told_with_its_pair_is_not_listed_again_as_also_open():
+    """Panel (a 9-person dental practice): "Data backup plan is met, but Disaster recovery plan is partly met: ..."
+    and then "Also open: Disaster recovery plan: partly met" in the same section."""
+    dental = {"companyId": "d-1", "framework": "HIPAA Security Rule", "industry": "Family dental practice, 9 staff",
+              "policy": "NO", "requirements": [
+                  _req("164.308(a)(1)(ii)(A)", "Risk analysis", "not_met"),
+                  _req("164.308(a)(6)(ii)", "Response and reporting", "not_met"),
+                  _req("164.308(a)(7)(ii)(A)", "Data backup plan", "met"),
+                  _req("164.308(a)(7)(ii)(B)", "Disaster recovery plan", "partially_met"),
+                  _req("164.308(a)(5)(ii)(D)", "Password management", "partially_met"),
+                  _req("164.312(b)", "Audit controls", "not_met")]}
+    facts = AssessmentFacts.from_submission(dental)
+    paired = 0
+    for p in PERSONAS:
+        for section in ENGINE.write(facts, p.id, "spin")["sections"]:
+            if section["heading"].startswith("Appendix"):
+                continue
+            told = " ".join(section["paragraphs"])
+            for bullet in section["bullets"]:
+                if bullet.startswith("Disaster recovery plan ("):
+                    assert "Disaster recovery plan (" not in told, (p.id, told)
+            paired += "Data backup plan" in told and "Disaster recovery plan" in told
+    assert paired   # the pair is told somewhere in the run
