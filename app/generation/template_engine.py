@@ -70,12 +70,9 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
     def build():
         bullets, rows = [], []
         for r, known in zip(facts.requirements, facts.infos, strict=True):
-            line = f"{r.id} {r.title}: {STATUS_WORD[r.status]}".strip()
             info = known if r.status != "met" else None
             asks = info["obliges"].format_map(slots_for(facts)) if info else None
-            if asks:
-                line += f". Asks for {asks}"
-            bullets.append(line)
+            bullets.append(_appendix_line(r, asks))
             rows.append({"id": r.id.strip(), "title": r.title.strip(), "status": r.status, "asks": asks})
         pack = facts.framework_pack
         # the date an auditor or underwriter needs to place the record (the day the partner submitted it)
@@ -94,13 +91,19 @@ def appendix(facts: AssessmentFacts, relation: str) -> dict:
     return facts.memo(("appendix", relation), build)
 
 
-def _unrepeated(section: dict, body: list[dict]) -> dict:
+def _appendix_line(req, asks: str | None) -> str:
+    """One requirement as the appendix lists it: id, title and status, and what it asks for where that is said."""
+    line = f"{req.id} {req.title}: {STATUS_WORD[req.status]}".strip()
+    return f"{line}. Asks for {asks}" if asks else line
+
+
+def _unrepeated(section: dict, body: list[dict], facts: AssessmentFacts) -> dict:
     """The appendix as this report lists it: an open requirement whose obligation the body has spelled out is
     listed with its status only (every panel found the requirement's wording said twice, in a finding and again
     under "Asks for"). The table data keeps every obligation: pages show it as a reference to filter."""
     said = " ".join(t for s in body for t in (*s["paragraphs"], *s["bullets"]))
-    bullets = [line.split(". Asks for ", 1)[0] if row["asks"] and row["asks"] in said else line
-               for line, row in zip(section["bullets"], section["requirements"], strict=True)]
+    bullets = [_appendix_line(req, None if row["asks"] and row["asks"] in said else row["asks"])
+               for req, row in zip(facts.requirements, section["requirements"], strict=True)]
     return {**section, "bullets": bullets}
 
 
@@ -167,7 +170,7 @@ class TemplateEngine:
         if since and sections:
             first = sections[0]["paragraphs"]
             first.insert(min(1, len(first)), since)
-        sections.append(_unrepeated(appendix(facts, r.relation), sections))
+        sections.append(_unrepeated(appendix(facts, r.relation), sections, facts))
         points = key_points(r)
         basis_section = basis(r)
         if any(DBIR_CITED in p for p in points):   # "First to close ...; ... (Verizon DBIR 2025)" lists its source
