@@ -97,6 +97,8 @@ class Framework:
     no_partial: str = ""        # where the framework itself gives no half credit, what partly met means in it
     audit_fee: str = ""         # what outsiders charge to issue the deliverable, named unpriced ("the QSA's fee")
     accept_route: str = ""      # the route for a gap where the framework accepts no risk ("Compensate: ...")
+    unexcludable: re.Pattern | None = None   # normal ids that cannot be excluded or accepted (ISO 27001 clauses 4-10)
+    unexcludable_route: str = ""   # the route line for them ("Accept: not open to clauses 4 to 10")
     audit_period: bool = False  # the audit concludes on a period of operation (SOC 2 Type 2), not as of a date
     accepted_gap: str = ""      # what accepting a risk means for that document, where an open item is not simply shown
     catalogue: dict | None = None   # what an assessment samples from: size, name, id_prefix, also
@@ -118,6 +120,10 @@ class Framework:
         """The condition this requirement applies under, if the pack names one for its id."""
         rid = self.resolve(ref, title)
         return next((c for c in self.conditions if rid in {self.normal_id(i) for i in c["ids"]}), None)
+
+    def excludable(self, ref: str, title: str = "") -> bool:
+        """Whether the framework lets this requirement be left out or its risk accepted at all."""
+        return not (self.unexcludable and self.unexcludable.match(self.resolve(ref, title)))
 
     def normal_id(self, ref: str) -> str:
         """The id as the schemes see it: lower case, known prefixes ("45 cfr", "§", "article")
@@ -209,7 +215,8 @@ class Industry:
         start of a word in it laid over the pack (a home health agency, not a clinic), else the pack as it is."""
         joined = " " + words.replace(" ", "") + " "
         chosen = next((v for v in self.variants
-                       if any(" " + stem in hay for stem in v["match"] for hay in (words, joined))), None)
+                       if any(" " + stem in hay for stem in v["match"] for hay in (words, joined))
+                       and not any(" " + stem in words for stem in v["unless"])), None)
         if chosen is None:
             return self
         drop = set(chosen["drop"])
@@ -574,6 +581,8 @@ def _framework(data: dict) -> Framework:
                      open_items_mean_as_of=data["open_items_mean_as_of"],
                      audit_conclusion=data["audit_conclusion"], audit_stake=data["audit_stake"],
                      audit_period=data["audit_period"], accept_route=data["accept_route"],
+                     unexcludable=re.compile(data["unexcludable"]) if data["unexcludable"] else None,
+                     unexcludable_route=data["unexcludable_route"],
                      audit_fee=data["audit_fee"], no_partial=data["no_partial"],
                      catalogue=data["catalogue"], accepted_gap=data["accepted_gap"],
                      data_generic=data["data_generic"],

@@ -42,6 +42,9 @@ SLOTS = frozenset({"org", "Org", "framework", "a_framework", "A_framework", "fra
                    # the organization by its kind: "a health care clinic" where the industry names one, else
                    # "an organization in banking"
                    "an_org",
+                   # who the client is, beside its first mention in the summary ("a physical therapy clinic with 14
+                   # staff"), or "" where the industry names no kind of organization
+                   "profile",
                    # whom the organization serves, from the industry pack ("patients", "a patient"); without one,
                    # "the people {org} serves" and "someone {org} serves", never a guessed sector
                    "served", "one_served",
@@ -227,6 +230,10 @@ class FrameworkSchema(Schema):
     audit_period = fields.Boolean(load_default=False)
     # where the framework accepts no risk in place of a requirement, its own route instead of "Accept: in writing"
     accept_route = Text(load_default="")
+    # ids (a regex over the normal id) that can be neither excluded nor risk-accepted when the framework allows that
+    # of its other items (ISO 27001's clauses 4 to 10, clause 1), and the route line said for them instead
+    unexcludable = fields.String(load_default="", validate=validate.Length(max=200))
+    unexcludable_route = Text(load_default="")
     # what outsiders charge to issue the deliverable, named unpriced beside the labour estimate
     audit_fee = Text(load_default="")
     # where the framework gives no half credit (PCI DSS, CMMC), what a partly met requirement is in it, with source;
@@ -285,6 +292,9 @@ class VariantSchema(Schema):
     key = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_]+$"))
     match = fields.List(fields.String(validate=validate.Length(min=2, max=40)), required=True,
                         validate=validate.Length(min=1))
+    # stems that, anywhere in the partner's text, mean this is not that kind ("software architecture consultancy"
+    # is no architects' practice)
+    unless = fields.List(fields.String(validate=validate.Length(min=2, max=40)), load_default=list)
     name = fields.String(validate=_text)
     sells_to_businesses = fields.Boolean()
     data = fields.String(validate=_text)
@@ -502,7 +512,7 @@ class PlanSchema(Schema):
     finding_next = Text(load_default="{Item}: {angle}.", allowed=FINDING_NEXT_SLOTS)
     # A subject's `operations` and `evidence` sentences describe the working control and how it is tested: they
     # follow the requirement as that, never as why it matters ("Why ... matters to you: IT staff enable ...").
-    finding_operations = Text(load_default="{Item}; where it works, {angle}.", allowed=FINDING_NEXT_SLOTS)
+    finding_operations = Text(load_default="{Item}; fully in place, it means {angle}.", allowed=FINDING_NEXT_SLOTS)
     finding_evidence = Text(load_default="{Item}; to test it, {angle}.", allowed=FINDING_NEXT_SLOTS)
 
 

@@ -442,34 +442,36 @@ POLICY_RULE_READERS = frozenset({"general_counsel", "compliance_officer", "inter
 # panels found that no report used `policy` YES, though an auditor's first request and counsel's first exposure
 # turn on it. {n} is the number of open items, {items} "open items" or the framework's own term.
 POLICY_HELD = {
-    "small_business_owner": "You have a written security policy; the {n} open {items} are where day-to-day practice "
-                            "has not yet caught up with what it says, so each one is a rule you already set "
-                            "rather than a new one",
-    "ceo_president": "{Org} has a documented security policy; the {n} open {items} show where practice has not "
-                     "caught up with it, and the policy is the chief executive's mandate to give each one an owner "
-                     "and a date",
-    "general_counsel": "{Org} has a documented security policy, and that cuts both ways: it shows intent, but each "
-                       "of the {n} open {items} is a gap between what {org} wrote and what it does, the first thing "
-                       "a regulator or a claimant's counsel reads",
-    "compliance_officer": "{Org} has a documented security policy, so the {n} open {items} are gaps between what it "
-                          "has committed to in writing and what it does; each needs an owner under that policy, and "
-                          "the policy should be checked for the requirements it does not yet cover",
+    "small_business_owner": "You have a written security policy; where it already covers one of the {n} open {items}, "
+                            "the item is a rule you set that day-to-day practice has not caught up with, and where it "
+                            "does not, the policy needs a line for it",
+    "ceo_president": "{Org} has a documented security policy; where it covers the {n} open {items}, it is the chief "
+                     "executive's mandate to give each one an owner and a date, and where it is silent on one, the "
+                     "policy is the place to set the rule",
+    "general_counsel": "{Org} has a documented security policy, and that cuts both ways: it shows intent, but where it "
+                       "covers one of the {n} open {items}, the gap between what {org} wrote and what it does is the "
+                       "first thing a regulator or a claimant's counsel reads",
+    "compliance_officer": "{Org} has a documented security policy, so the first check is which of the {n} open {items} "
+                          "it covers: those are gaps between what {org} committed to in writing and what it does, each "
+                          "needing an owner under the policy, and the rest are requirements the policy does not yet "
+                          "address",
     "internal_auditor": "A documented security policy exists, so the audit has approved criteria to test against: "
-                        "each of the {n} open {items} departs from {org}'s own policy as well as from {framework}, "
-                        "and the policy's owner and last review date are the first things to confirm",
+                        "its owner, last review date and which of the {n} open {items} it covers are the first things "
+                        "to confirm, since an item it covers departs from {org}'s own policy as well as from "
+                        "{framework}",
     "external_auditor": "A documented security policy exists, so management's own criteria are stated: it is the "
-                        "first document to request, and each of the {n} open {items} is a departure from it as well "
-                        "as from {framework}",
+                        "first document to request, to see which of the {n} open {items} it addresses, since the "
+                        "assessment records only that the policy exists, not what it covers",
 }
 # The same point in other words under the other methodologies, for the readers whose reports are short enough that
 # one shared sentence makes their SPIN and other reports too alike.
 POLICY_HELD_TURNED = {
-    "ceo_president": "With a documented security policy in place, the {n} open {items} are not new rules but places "
-                     "where {org} does not yet do what its own policy says, and giving each an owner and a date is the "
-                     "chief executive's to require",
-    "general_counsel": "A documented security policy shows {org} meant to take care, yet the {n} open {items} are the "
-                       "distance between that written intent and practice, and that distance is what a regulator or a "
-                       "claimant's counsel asks about first",
+    "ceo_president": "With a documented security policy in place, those of the {n} open {items} it covers are not new "
+                     "rules but places where {org} does not yet do what its own policy says, and giving each an owner "
+                     "and a date is the chief executive's to require",
+    "general_counsel": "A documented security policy shows {org} meant to take care, yet where it covers the {n} "
+                       "open {items}, they are the distance between that written intent and practice, and that "
+                       "distance is what a regulator or a claimant's counsel asks about first",
 }
 
 
@@ -521,11 +523,11 @@ def _lower_first(text: str, r: Reading | None = None) -> str:
 # the requirement's place, so neighbours read differently, and turned under each methodology, so one reader's reports
 # under SPIN and another methodology do not read the same sentence.
 PLAIN_FINDINGS = ("{Item}; {angle}.", "{Item}, which matters because {angle}.",
-                  "{Item}; put simply, {angle}.", "{Item}; in practice, {angle}.")
+                  "{Item}: {angle}.", "{Item}; in practice, {angle}.")
 PLAIN_KIND = {"operations": "{Item}; once in place, {angle}.", "evidence": "{Item}; evidence of it: {angle}."}
 # What a control asks of staff is often its burden ("carry a phone or key for every sign-in"): never said as a reason
 # ("it is needed because employees must carry a phone"); turned like PLAIN_FINDINGS, so methodologies differ.
-PEOPLE_FINDINGS = ("{Item}; on the staff side, {angle}.", "{Item}; for the people who work with it, {angle}.",
+PEOPLE_FINDINGS = ("{Item}; on the staff side, {angle}.", "{Item}; for staff, {angle}.",
                    "{Item}; in day-to-day practice, {angle}.", "{Item}; among staff, {angle}.")
 METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 1, "value_selling": 2,
                "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
@@ -605,7 +607,7 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
 
 
 DELIVERABLE_LEAD = {
-    "ceo_president": "What the chief executive can promise {served} and partners rests on what they read",
+    "ceo_president": "What the chief executive can promise {served_and_partners} rests on what they read",
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
     "small_business_owner": "Beyond the day-to-day risk, the open items matter to whoever checks on {org}",
@@ -930,16 +932,21 @@ def residual(r: Reading) -> Output:
 
 
 def alternatives(r: Reading) -> Output:
-    topic = r.first_event_topic()
     if r.all_met:
+        topic = r.first_event_topic()
         return [f"Who keeps {topic.label} evidenced:"], ["The team that runs it", "An outside reviewer, once a year"]
+    # The routes are for an area with open items: the reader's first open area an incident can start from, else its
+    # first open area, else (nothing open in the reader's areas) the shared plan's first. A panel's ISO reader was
+    # offered routes for backup and recovery, which nothing assessed.
+    areas = {g.topic: g.indices for g in r.groups if g.indices} or \
+        {s.topic: s.indices for s in work_plan(r.f).steps if s.indices}
+    topic = next((t for t in r.event_topics() if t in areas), None) or next(iter(areas), r.first_event_topic())
+    indices = areas.get(topic, ())
     # A requirement the framework marks "required" (HIPAA) cannot be accepted as a risk; it is implemented.
-    group = next((g for g in r.groups if g.topic is topic), None)
-    required = [i for i in (group.indices if group else ())
-                if (infos_of(r.f)[i] or {}).get("designation") == "required"]
+    required = [i for i in indices if (infos_of(r.f)[i] or {}).get("designation") == "required"]
     # Where the third route is closed, it is listed as closed under a heading that counts no routes (a panel read
     # "two routes" over three bullets). Each line stays under eight words: the routes are every reader's.
-    if required and len(required) < len(group.indices) and "addressable" in r.framework.designations:
+    if required and len(required) < len(indices) and "addressable" in r.framework.designations:
         # the area mixes required and addressable items: acceptance is closed to the first only, and open to the
         # second only as a documented reason with an equivalent measure (HIPAA 164.306(d)(3)); a panel read "Accept:
         # not open, HIPAA requires it" over two addressable items as a contradiction
@@ -950,8 +957,12 @@ def alternatives(r: Reading) -> Output:
         these = "it" if len(required) == 1 else "these"
         return [f"For {topic.label}, the routes:"], [
             *OPEN_ROUTES, f"Accept: not open, {r.slots['framework']} requires {these}"]
-    if group and none_deferrable(r.f, group.indices):   # CMMC: worth more than 1 point, or barred from a plan
+    if indices and none_deferrable(r.f, indices):   # CMMC: worth more than 1 point, or barred from a plan
         return [f"For {topic.label}, the routes:"], [*OPEN_ROUTES, "Defer: not open to these items"]
+    if r.framework and r.framework.unexcludable_route and not all(
+            r.framework.excludable(r.f.requirements[i].id, r.f.requirements[i].title) for i in indices):
+        # ISO 27001's clauses 4 to 10 cannot be excluded (clause 1): a panel's ISO CEO was told any item could be
+        return [f"For {topic.label}, the routes:"], [*OPEN_ROUTES, r.framework.unexcludable_route]
     # where the framework has no risk acceptance (PCI DSS), its own route for a requirement that cannot be met
     accept = r.fill(r.framework.accept_route) if r.framework and r.framework.accept_route else \
         "Accept: in writing, with a review date"

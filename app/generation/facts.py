@@ -162,6 +162,12 @@ class AssessmentFacts:
         match = HEADCOUNT.search(self.industry or "")
         return int(match.group(1).replace(",", "")) if match else None
 
+    @cached_property
+    def headcount_text(self) -> str:
+        """The staff count as the partner wrote it ("14 staff", "85 employees"), or ""."""
+        match = HEADCOUNT.search(self.industry or "")
+        return " ".join(match.group(0).split()) if match else ""
+
     @property
     def small(self) -> bool:
         """Whether the partner's text says the organization has fewer than SMALL_HEADCOUNT staff."""

@@ -176,6 +176,15 @@ _ORG_THEN = re.compile(_ORG_NOUN.pattern[:-1] + r"\s+(?:running|serving|operatin
                        r"which)\b", re.I)
 
 
+def _profile(industry: str, staff: str) -> str:
+    """Who the client is, as an appositive to its name: "a physical therapy clinic with 14 staff"; "" where the
+    partner's industry text names no kind of organization ("Healthcare": "an organization in healthcare" would say
+    nothing the reader does not know)."""
+    if not industry or not (_ORG_NOUN.search(industry) or _ORG_THEN.search(industry)):
+        return ""
+    return f"{_article(industry)} {industry}" + (f" with {staff}" if staff else "")
+
+
 def _an_org(industry: str) -> str:
     """The organization by its kind, mid-sentence: "a health care clinic", "a charity running food banks", or
     "an organization in banking"."""
@@ -212,6 +221,7 @@ def slots_for(facts: AssessmentFacts) -> dict[str, str]:
                 "framework_name": fw.name if fw else facts.framework,
                 "data": ind.data if ind and (not fw or fw.data_generic) else fw.data_term if fw else GENERIC_DATA,
                 "industry": industry, "a_industry": f"{_article(industry)} {industry}", "an_org": _an_org(industry),
+                "profile": _profile(industry, facts.headcount_text),
                 "served": ind.served if ind else f"the people {facts.organization} serves",
                 # "candidates, client employers and partners", not "candidates and client employers and partners"
                 "served_and_partners": (ind.served.replace(" and ", ", ", 1) if ind and " and " in ind.served
@@ -712,6 +722,16 @@ REPEAT_SCENARIOS = frozenset({"Executive", "External"})
 NOT_AN_EVENT = frozenset({"governance", "privacy"})
 
 
+def _belied(facts: AssessmentFacts, scenario: str) -> bool:
+    """Whether a scenario has the backups fail ("... together with backups on the same network") where the
+    assessment records its backup copies met and none open: a board read that beside "Back-up (09.l): met"."""
+    if "backup" not in scenario.lower():
+        return False
+    copies = [r.status for r, s in zip(facts.requirements, facts.subjects, strict=True)
+              if s and s.id == "backup.copies"]
+    return bool(copies) and all(status == "met" for status in copies)
+
+
 def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[str, str]:
     """Which reader tells which of the industry's incident scenarios, once per run: {persona: topic}. A scenario is a
     long, particular paragraph; told to every reader whose first open area shares it, it read as the same paragraph
@@ -732,7 +752,7 @@ def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dic
                 continue
             # Its own open areas first: a scenario through an area the assessment left alone (ransomware and
             # restores on a PCI DSS assessment with no backup requirement) reads as beside the point.
-            told = [t for t in r.event_topics() if t.id in scenarios]
+            told = [t for t in r.event_topics() if t.id in scenarios and not _belied(facts, scenarios[t.id])]
             own = [t for t in told if any(g.topic is t for g in r.groups)]
             told = own or told
             # (a reader with a survey figure to quote in its exposure section tells a story only where one is free:

@@ -242,7 +242,26 @@ def _same(lead: str, heading: str) -> bool:
     return lead.rstrip(":").strip().lower() == heading.strip().lower()
 
 
+def introduce(text: str, org: str, profile: str) -> str:
+    """The summary names who the client is once, beside its first mention ("... could the organization, a physical
+    therapy clinic with 14 staff, keep serving patients ..."): a panel read four held-out assessments' reports with
+    no word of the client's kind or size in any of them."""
+    if not profile:
+        return text
+    for name in dict.fromkeys((org, org[:1].upper() + org[1:])):
+        match = re.search(rf"\b{re.escape(name)}\b(?![\u2019']s)", text)
+        if match:
+            end = match.end()
+            closing = "" if re.match(r"[.,;:?!)]", text[end:end + 1]) else ","
+            return f"{text[:end]}, {profile}{closing}{text[end:]}"
+    return text
+
+
 def summary(r: Reading) -> str:
+    return introduce(_summary(r), r.f.organization, r.slots["profile"])
+
+
+def _summary(r: Reading) -> str:
     if not r.f.total:
         return r.fill("The assessment of {org} lists no requirements, so there is nothing to report on for this "
                       "reader yet.")

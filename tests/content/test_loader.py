@@ -90,7 +90,7 @@ def test_no_text_field_uses_a_placeholder_outside_the_allowed_set():
     # The schema checks this at load; this pins the set the writers fill, so the two cannot drift.
     assert SLOTS == {"org", "Org", "framework", "a_framework", "A_framework", "framework_name", "data", "industry",
                      "a_industry", "business", "backers", "an_org", "audit_conclusion", "audit_stake",
-                     "served", "served_and_partners", "one_served", "systems"}
+                     "served", "served_and_partners", "one_served", "systems", "profile"}
     from app.generation.facts import AssessmentFacts
     from app.generation.reading import slots_for
     facts = AssessmentFacts.from_submission({"framework": "SOC 2", "industry": "Software", "policy": "YES",
