@@ -533,6 +533,16 @@ METHOD_TURN = {"spin": 0, "challenger": 1, "sandler": 2, "meddpicc": 3, "bant": 
                "gap_selling": 3, "solution_selling": 1, "consultative_selling": 2, "command_of_message": 3}
 
 
+def _no_colon(text: str) -> str:
+    """The text's own colons outside brackets as semicolons, so it can follow "is not met:"; a cited title keeps its
+    colon ("(HHS, Fact Sheet: Ransomware and HIPAA, 2016)")."""
+    out, depth = [], 0
+    for n, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        out.append(";" if ch == ":" and depth == 0 and text[n + 1:n + 2] == " " else ch)
+    return "".join(out)
+
+
 def _plain_finding(r: Reading, i: int) -> str:
     """The connective for requirement i: by its place in the assessment, so neighbours differ, turned by methodology."""
     return PLAIN_FINDINGS[(METHOD_TURN.get(r.methodology, 0) + i) % len(PLAIN_FINDINGS)]
@@ -595,6 +605,8 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         else:
             r.voiced.add(voice)
         angle = _lower_first(reason, r)
+        if form.startswith("{Item}:"):   # never a second colon: "is not met: ... since 31 March 2025: the mechanism"
+            angle = _no_colon(angle)
         sentences.append(r.fill(form, item=clause, Item=cap(clause), angle=angle, Angle=cap(angle)).rstrip("."))
     policy = f"{r.slots['Org']} has no documented security policy." if group.policy else ""
     if not sentences:

@@ -593,8 +593,10 @@ def test_payment_page_scripts_are_changes_not_access_rights_and_suppliers_read_p
     from app.content import load
     content = load()
     obliges = content.frameworks["pci_dss"].info("6.4.3")["obliges"]
+    # (and, since a later panel read 6.4.3 and 11.6.1 argued as release outages and alert load, as the payment page
+    # they protect: tests/generation/test_panel_kind_and_clauses.py)
     assert content.subject_of("Payment page scripts managed and authorized", obliges, "sdlc").id == \
-        "change.change_control"
+        "sdlc.payment_page"
     assert content.subject_of("Changes to user access rights authorized", "", "access").id == "access.least_privilege"
     msp = {"companyId": "m-1", "framework": "NIS2", "industry": "SaaS platform", "policy": "YES",
            "displayName": "Brugge IT Services", "requirements": [_req("21(2)(d)", "Supply chain security", "not_met")]}

@@ -113,3 +113,30 @@ def test_no_scenario_has_the_backups_fail_where_backups_are_recorded_met():
     lab["requirements"][1]["status"] = "not_met"   # with the backups open, the pack's ransomware story is told
     told = [markdown({**write(lab, p.id, m), "personaLabel": p.id}) for p in PERSONAS for m in ("spin", "challenger")]
     assert any(FAILED_BACKUPS.search(t.split("## Appendix")[0]) for t in told)
+
+
+SHOP = {"companyId": "s-1", "framework": "PCI DSS v4.0.1", "industry": "E-commerce retailer, 30 staff", "policy": "YES",
+        "requirements": [_req("6.4.3", "Payment page scripts are managed", "not_met"),
+                         _req("11.6.1", "Change- and tamper-detection on payment pages", "not_met"),
+                         _req("8.4.2", "MFA for all access into the CDE", "not_met"),
+                         _req("12.10.1", "Incident response plan exists and is ready", "met")]}
+
+
+def test_payment_page_controls_are_argued_as_skimming_of_the_checkout():
+    """Panel (an online retailer, PCI DSS): 6.4.3 was argued as release outages and 11.6.1 as a monitoring team's
+    alert load, though both exist against card-skimming scripts on the payment page."""
+    content = load()
+    pci = content.frameworks["pci_dss"]
+    for rid, title in (("6.4.3", "Payment page scripts are managed"),
+                       ("11.6.1", "Change- and tamper-detection on payment pages")):
+        assert content.subject_of(title, pci.info(rid)["obliges"], "change").id == "sdlc.payment_page", rid
+    argued = []
+    for p in PERSONAS:
+        for methodology in ("spin", "challenger", "sandler"):
+            body = markdown({**write(SHOP, p.id, methodology), "personaLabel": p.id}).split("## Appendix")[0]
+            for line in body.splitlines():
+                if re.match(r"\S.*\((?:6\.4\.3|11\.6\.1)\) is (?:not|partly) met\b", line):
+                    argued.append(line)
+                    assert not re.search(r"release outage|alert fatigue|emergency change", line), line
+                    assert not re.search(r"met: [^.]*: ", line), line   # no second colon after "is not met:"
+    assert len(argued) >= 10 and sum(bool(re.search(r"script|skimm|checkout", a)) for a in argued) >= len(argued) // 2
