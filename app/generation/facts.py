@@ -156,17 +156,19 @@ class AssessmentFacts:
 
     # ---------------------------------------------------------------- knowledge that applies
     @cached_property
+    def _headcount(self) -> re.Match | None:
+        return HEADCOUNT.search(self.industry or "")
+
+    @property
     def headcount(self) -> int | None:
         """The staff count the partner's industry text gives ("Law firm, 40 lawyers", "Tax preparer, 12 staff"),
         else None: what says whether survey averages of large companies' breaches mean anything to this reader."""
-        match = HEADCOUNT.search(self.industry or "")
-        return int(match.group(1).replace(",", "")) if match else None
+        return int(self._headcount.group(1).replace(",", "")) if self._headcount else None
 
-    @cached_property
+    @property
     def headcount_text(self) -> str:
         """The staff count as the partner wrote it ("14 staff", "85 employees"), or ""."""
-        match = HEADCOUNT.search(self.industry or "")
-        return " ".join(match.group(0).split()) if match else ""
+        return " ".join(self._headcount.group(0).split()) if self._headcount else ""
 
     @property
     def small(self) -> bool:

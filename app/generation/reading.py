@@ -176,11 +176,16 @@ _ORG_THEN = re.compile(_ORG_NOUN.pattern[:-1] + r"\s+(?:running|serving|operatin
                        r"which)\b", re.I)
 
 
+def _names_kind(industry: str) -> bool:
+    """Whether the partner's industry text names a kind of organization ("clinic", "charity running ...")."""
+    return bool(industry and (_ORG_NOUN.search(industry) or _ORG_THEN.search(industry)))
+
+
 def _profile(industry: str, staff: str) -> str:
     """Who the client is, as an appositive to its name: "a physical therapy clinic with 14 staff"; "" where the
     partner's industry text names no kind of organization ("Healthcare": "an organization in healthcare" would say
     nothing the reader does not know)."""
-    if not industry or not (_ORG_NOUN.search(industry) or _ORG_THEN.search(industry)):
+    if not _names_kind(industry):
         return ""
     return f"{_article(industry)} {industry}" + (f" with {staff}" if staff else "")
 
@@ -190,8 +195,7 @@ def _an_org(industry: str) -> str:
     "an organization in banking"."""
     if not industry:
         return "an organization"
-    kind = _ORG_NOUN.search(industry) or _ORG_THEN.search(industry)
-    return f"{_article(industry)} {industry}" if kind else f"an organization in {industry}"
+    return f"{_article(industry)} {industry}" if _names_kind(industry) else f"an organization in {industry}"
 
 
 AUDIT_CONCLUSION = ("An assessor's conclusion on {framework} rests on evidence, from documents, interviews and the "
