@@ -108,6 +108,7 @@ class Framework:
     tier_term: str = ""         # set when the designations are cumulative tiers ("Implementation Group")
     tier_note: str = ""         # what the tiers mean, with its source
     first_topics: tuple[str, ...] = ()   # topics that lead the work plan for this framework
+    unless: tuple[str, ...] = ()   # phrases that name another regime despite an alias ("j sox" is Japan's, not SOX)
     # prefixes partners leave off ("a." for ISO 27001's Annex A, typed "8.15"): tried when the bare id is unknown
     # or its entry's title is further from the partner's title than the prefixed entry's
     implied_prefixes: tuple[str, ...] = ()
@@ -556,6 +557,8 @@ def _framework_for(content: Content, words: str) -> Framework | None:
     # The longest alias found wins: "nist sp 800 53" before "nist", "uk gdpr" before "gdpr".
     best, best_len = None, 0
     for framework in content.frameworks.values():
+        if any(phrase in words for phrase in framework.unless):
+            continue
         for alias in framework.aliases:
             needle = padded_words(alias)
             if needle in words and len(needle) > best_len:
@@ -591,7 +594,8 @@ def _framework(data: dict) -> Framework:
                      tier_note=data["tier_note"], first_topics=tuple(data["first_topics"]),
                      implied_prefixes=tuple(p.lower() for p in data["implied_prefixes"]),
                      renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()},
-                     conditions=tuple(data["conditions"]))
+                     conditions=tuple(data["conditions"]),
+                     unless=tuple(padded_words(u) for u in data["unless"]))
 
 
 def _files(root: Path, folder: str) -> list[Path]:

@@ -243,6 +243,9 @@ class FrameworkSchema(Schema):
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
+    # phrases that, anywhere in the partner's framework text, name another regime despite an alias ("J-SOX", Japan's
+    # internal control reporting, is not the Sarbanes-Oxley Act)
+    unless = fields.List(fields.String(validate=validate.Length(min=2, max=60)), load_default=list)
     # prefixes partners leave off an id ("a." for ISO 27001's Annex A), tried as `Framework.resolve` says
     implied_prefixes = fields.List(fields.String(validate=validate.Length(min=1, max=10)), load_default=list)
     # The designations requirements may carry, in the framework's order. With `tier_term`, they are cumulative

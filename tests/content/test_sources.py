@@ -32,15 +32,17 @@ PRIMARY_HOSTS = (
     "eur-lex.europa.eu", "edpb.europa.eu", "legislation.gov.uk",
     # standards bodies and their accreditation forum
     "nist.gov", "iso.org", "iaf.nu", "aicpa-cima.com", "pcisecuritystandards.org", "cisecurity.org",
-    # the scheme owner of TISAX, which also hosts the VDA ISA catalogue
-    "enx.com",
+    # the scheme owner of TISAX, which also hosts the VDA ISA catalogue, and HITRUST, owner of the HITRUST CSF
+    "enx.com", "hitrustalliance.net",
     # professional bodies that issue the guidance quoted
     "americanbar.org", "nacdonline.org", "theiia.org",
     # report publishers, for their own figures
     "ibm.com", "verizon.com", "marshmma.com",
 )
-# Primary publications served from a generic host: NIST's DOIs and NIST's own GitHub organisation.
-PRIMARY_PREFIXES = ("https://doi.org/10.6028/NIST.", "https://github.com/usnistgov/")
+# Primary publications served from a generic host: NIST's DOIs, NIST's own GitHub organisation and HITRUST's Assessment
+# Handbook on the manual platform HITRUST publishes it on (which serves other publishers' manuals too).
+PRIMARY_PREFIXES = ("https://doi.org/10.6028/NIST.", "https://github.com/usnistgov/",
+                    "https://www.manula.com/manuals/hitrust/")
 
 # Secondary summaries that earlier versions of the packs cited, and their domains; none may come back.
 DROPPED_SOURCES = (

@@ -71,7 +71,7 @@ def test_a_lender_is_read_as_a_lender(text):
     ("Credit union", "credit_union"), ("Regional credit union, auto and mortgage loans", "credit_union"),
     ("Independent insurance agency, 18 staff", "insurance_agency"),
     # banks and the rest of the sector keep the pack's own wording
-    ("Community bank", ""), ("Neobank", ""), ("Payments company", ""), ("Wealth management firm", ""),
+    ("Community bank", ""), ("Neobank", ""), ("Payments company", "payments"), ("Wealth management firm", ""),
     ("Credit card processor", ""), ("Calendar software for banks", ""),
 ])
 def test_credit_unions_agencies_and_banks_keep_their_own_wording(text, variant):
