@@ -28,6 +28,7 @@ from .reading import (
     Reading,
     Tier,
     audit_over_period,
+    first_clause_reader,
     general_fact_ids,
     infos_of,
     interaction_allotment,
@@ -416,15 +417,15 @@ DELIVERABLE_READERS = frozenset({"ceo_president", "board_member", "cfo", "small_
 # "exceptions to accept"), not evidence or an action plan someone accepts.
 RISK_ACCEPTANCE = re.compile(r"\baccepts?\b.*\b(?:transfer|insur)|\b(?:transfer|insur)\w*\b.*\baccept|risk acceptance"
                              r"|exceptions to accept")
-ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials", "tisax"})
+ATTESTED = frozenset({"soc2", "iso27001", "pci_dss", "cmmc", "cyber_essentials", "tisax", "hitrust", "sox_itgc"})
 
 
 # Why a missing written security policy comes first, for each reader who hears of it first.
 POLICY_WHY = {
     "small_business_owner": "it need not be long, but it is what tells the staff and the IT provider what is "
                             "expected of them and what a partner or insurer is shown when they ask",
-    "ceo_president": "it is the instrument through which the chief executive gives every control its mandate and "
-                     "its owner, and the first document a regulator, insurer or acquirer asks to see",
+    "ceo_president": "it is the instrument through which you give every control its mandate and its owner, and "
+                     "the first document a regulator, insurer or acquirer asks to see",
     "general_counsel": "it is the first document a regulator, a claimant's counsel or a court asks for to judge "
                        "whether {org} took reasonable care, and without it each control is an undocumented habit",
     "compliance_officer": "every control test, exception and evidence request is measured against it, so "
@@ -445,9 +446,9 @@ POLICY_HELD = {
     "small_business_owner": "You have a written security policy; where it already covers one of the {n} open {items}, "
                             "the item is a rule you set that day-to-day practice has not caught up with, and where it "
                             "does not, the policy needs a line for it",
-    "ceo_president": "{Org} has a documented security policy; where it covers the {n} open {items}, it is the chief "
-                     "executive's mandate to give each one an owner and a date, and where it is silent on one, the "
-                     "policy is the place to set the rule",
+    "ceo_president": "{Org} has a documented security policy; where it covers the {n} open {items}, it is your "
+                     "mandate as chief executive to give each one an owner and a date, and where it is silent on one, "
+                     "the policy is the place to set the rule",
     "general_counsel": "{Org} has a documented security policy, and that cuts both ways: it shows intent, but where it "
                        "covers one of the {n} open {items}, the gap between what {org} wrote and what it does is the "
                        "first thing a regulator or a claimant's counsel reads",
@@ -468,7 +469,7 @@ POLICY_HELD = {
 POLICY_HELD_TURNED = {
     "ceo_president": "With a documented security policy in place, those of the {n} open {items} it covers are not new "
                      "rules but places where {org} does not yet do what its own policy says, and giving each an owner "
-                     "and a date is the chief executive's to require",
+                     "and a date is yours to require",
     "general_counsel": "A documented security policy shows {org} meant to take care, yet where it covers the {n} "
                        "open {items}, they are the distance between that written intent and practice, and that "
                        "distance is what a regulator or a claimant's counsel asks about first",
@@ -569,8 +570,12 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
         if why is None:
             # the reader's own first concern (a privacy officer's "Privacy and protection of PII") is never only
             # listed: with no reason of this reader's for it, it is said with what the framework asks, and no more.
-            # (Not for every reader of the whole assessment: a dozen reports would share the sentence.)
-            core = main_topic(r.f, i) == r.p.topics[0] and r.f.requirements[i].status == "not_met"
+            # (Not for every reader of the whole assessment: a dozen reports would share the sentence.) Nor is the
+            # item the report calls first to close, where it opens the reader's first area (a panel's IT director
+            # read "First to close: CC6.3" and found it only as a bullet under "Also open").
+            core = ((main_topic(r.f, i) == r.p.topics[0] and r.f.requirements[i].status == "not_met")
+                    or (first and not sentences and i == r.first_item
+                        and first_clause_reader(r.f, r.methodology, i) == r.p.id))
             clause = r.item_clause(i) if core else ""
             if clause and clause != r.item_clause(i, with_obligation=False):
                 r.argued_items.append(i)
@@ -619,12 +624,24 @@ def _group_finding(r: Reading, group, first: bool = True) -> str | None:
 
 
 DELIVERABLE_LEAD = {
-    "ceo_president": "What the chief executive can promise {served_and_partners} rests on what they read",
+    "ceo_president": "What you can promise {served_and_partners} rests on what they read",
     "board_member": "What the board can rely on, and report outward, rests on what outsiders read",
     "cfo": "For finance, the open items show up in the document that revenue and renewals depend on",
     "small_business_owner": "Beyond the day-to-day risk, the open items matter to whoever checks on {org}",
     "general_counsel": "For counsel, the first question is what {org} can truthfully certify or report",
     "investor": "For value, the open items count in what acquirers, regulators and partners read of {org}",
+}
+
+
+# Where the document is not what customers read: a SOX company's open ITGCs reach what its CEO and CFO certify and
+# what its auditor concludes, not revenue and renewals.
+DELIVERABLE_LEAD_BY_FRAMEWORK = {
+    ("cfo", "sox_itgc"): "For you, the open items reach what you certify each quarter and what the auditor concludes",
+    ("ceo_president", "sox_itgc"): "What you certify with the CFO each quarter rests on controls like these",
+    ("board_member", "sox_itgc"): "What the audit committee hears, and what the annual report must disclose, rests "
+                                  "on how these items are weighed",
+    ("investor", "sox_itgc"): "For value, the open items count in what the annual report must disclose about "
+                              "internal control",
 }
 
 
@@ -646,7 +663,7 @@ def _deliverable_note(r: Reading) -> str | None:
         note = r.framework.open_items_mean_as_of   # a SOC 2 Type 1 report has no period and no tests of operation
     if not note:
         return None
-    lead = r.fill(DELIVERABLE_LEAD[r.p.id])
+    lead = r.fill(DELIVERABLE_LEAD_BY_FRAMEWORK.get((r.p.id, r.framework.key), DELIVERABLE_LEAD[r.p.id]))
     scored = score_clause(r.f)
     if scored:
         # The rule applied to this assessment's open items (with what no status means for award) stands in for

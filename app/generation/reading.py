@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..content import Persona, Plan, Subject, Topic, load, padded_words
+from ..content import TOPICS, Persona, Plan, Subject, Topic, load, padded_words
 from .facts import AssessmentFacts
 from .plan import POLICY_SUBJECT, main_topic, tier_ranks, work_plan
 from .wording import join, plural
@@ -201,7 +201,7 @@ def _an_org(industry: str) -> str:
 AUDIT_CONCLUSION = ("An assessor's conclusion on {framework} rests on evidence, from documents, interviews and the "
                     "assessor's own testing, that each control is in place and working as of the assessment.")
 # said after an incident ("If ..., <stake>"): what the assessor would make of it, not that it is itself a finding
-AUDIT_STAKE = ("the assessor would find it in the incident records and weigh it as evidence that the control does "
+AUDIT_STAKE = ("you would find it in the incident records and weigh it as evidence that the control does "
                "not work")
 _TYPE_1 = re.compile(r"\btype\s*(?:1|i)\b", re.I)
 
@@ -261,6 +261,8 @@ class Reading:
         self.industry = facts.industry_pack
         reqs = facts.requirements
         mine = persona.topics
+        if facts.small and persona.id in SMALL_IT_HEADS:   # the head of IT at a firm this size runs all of IT
+            mine = persona.topics + tuple(t for t in TOPICS if t not in persona.topics and t not in SMALL_OWNER)
         self.whole = persona.relation == "outside_reader" or persona.id in WHOLE_SCOPE
         by_topic: dict[str, list[int]] = {}
         for step in work_plan(facts).steps:
@@ -295,7 +297,7 @@ class Reading:
         covered = {t for ts in facts.topics for t in ts}
         # "Not assessed here" names only what the framework could have assessed: Part 500 has no change control.
         can = self.framework.covers if self.framework else frozenset(mine)
-        self.uncovered = tuple(self.content.topics[t] for t in mine if t not in covered and t in can)
+        self.uncovered = tuple(self.content.topics[t] for t in persona.topics if t not in covered and t in can)
         self.plan_blocks = {b for section in plan.sections for b in section.blocks}
         self.sources: list[dict] = []     # facts quoted, in order, for the sources appendix
         self.argued: set[str] = set()     # the topics whose persona angle a finding has used
@@ -674,9 +676,15 @@ def tiers_of(facts: AssessmentFacts) -> tuple[tuple[Tier, ...], str | None]:
 
 # Who holds an area's open items at a firm of a few dozen staff, which has no security analyst, incident responder
 # or security architect (panels of a 60-person machine shop and a six-hotel group read those as invented roles).
-SMALL_OWNER = {"hr": "whoever manages HR", "governance": "the manager named to run security",
-               "vendor": "the manager named to run security", "privacy": "the manager named to run security"}
+# "Whoever leadership names": such a firm has no security manager until someone is named (a panel read "the manager
+# named to run security" as a person the assessment never mentions).
+SECURITY_LEAD = "whoever leadership names to run security"
+SMALL_OWNER = {"hr": "whoever manages HR", "governance": SECURITY_LEAD, "vendor": SECURITY_LEAD,
+               "privacy": SECURITY_LEAD}
 SMALL_IT_OWNER = "the IT lead or outside IT provider"
+# The head of IT at such a firm: the network, logging and encryption are theirs too, not "a colleague's or the outside
+# IT provider's" (a panel's IT director at a 90-person utility read that of the network).
+SMALL_IT_HEADS = frozenset({"it_director"})
 IT_READERS = frozenset({"cio", "it_director", "ciso", "network_admin", "security_analyst", "security_architect",
                         "incident_responder"})
 
@@ -781,6 +789,27 @@ def _argued(r: Reading) -> list[int]:
     return [i for g in r.groups[:MAX_GROUPS] for i in g.indices[:2]]
 
 
+# Who says what "first to close" obliges when no reason of theirs argues it: the readers who build the fix, in this
+# order, one per run, since the sentence (the requirement and what the framework asks) reads the same for each.
+FIRST_CLAUSE_ORDER = ("it_director", "network_admin", "security_architect", "security_analyst", "incident_responder",
+                      "hr_director", "procurement_manager", "data_privacy_officer", "project_manager")
+
+
+def first_clause_reader(facts: AssessmentFacts, methodology: str, i: int) -> str | None:
+    """The one area reader of the run who spells out what requirement i, first to close in its report, obliges where
+    no reason argues it (a panel's IT director found "First to close: CC6.3" only as a bullet under "Also open");
+    None when no such reader has it first."""
+    def allot():
+        readings = _allotting(facts, methodology)
+        chosen: dict[int, str] = {}
+        for pid in FIRST_CLAUSE_ORDER:
+            r = readings[pid]
+            if not r.whole and r.first_item is not None:
+                chosen.setdefault(r.first_item, pid)
+        return chosen
+    return facts.memo(f"first_clause:{methodology}", allot).get(i)
+
+
 def note_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[int, str]:
     """Which reader is told each open requirement's framework note (its pack entry's `matters`), decided once for
     all 25: {requirement: persona}. The note reads the same wherever it is quoted, so it goes to one reader: the
@@ -821,8 +850,18 @@ def lens_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[tu
         for persona in order:
             r = readings[persona.id]
             if _has(r, "findings"):
-                wanted[persona.id] = [i for i in _argued(r)
-                                      if subjects[i] is not None and not r.angle_for(i) and noted.get(i) != persona.id]
+                # an angle argues one requirement of its subject per report, so a second of the same subject wants
+                # a reason of its own (a panel's network admin read "Segregation of networks (A.8.22) is not met"
+                # with no reason, the segmentation angle spent on A.8.20 and the plant-floor note given elsewhere)
+                angled: set[str] = set()
+                wanted[persona.id] = []
+                for i in _argued(r):
+                    if subjects[i] is None or noted.get(i) == persona.id:
+                        continue
+                    if r.angle_for(i) and subjects[i].id not in angled:
+                        angled.add(subjects[i].id)
+                        continue
+                    wanted[persona.id].append(i)
         given: dict[str, int] = {}
         # What a subject means in this industry goes first to the reader who acts on it: the owner of a small
         # organization (up to INDUSTRY_NOTES), then the reader whose own areas put the subject's topic first, the

@@ -356,14 +356,18 @@ def test_a_log_review_is_argued_as_review_not_as_keeping_logs():
     assert "central log storage" not in cfo
 
 
-def test_vendor_default_accounts_are_a_build_step_not_password_managers():
-    """Panel: 2.2.2 "Vendor default accounts" was argued with password managers (and 8.3.6, passwords, is met)."""
+def test_vendor_default_accounts_are_their_own_subject_not_password_managers_or_baselines():
+    """Panels: 2.2.2 "Vendor default accounts" was argued with password managers (and 8.3.6, passwords, is met), then,
+    filed under configuration, as a responder's "known-good baseline" for rebuilt servers (a restaurant COO)."""
     from app.content import load
     content = load()
     obliges = content.frameworks["pci_dss"].info("2.2.2")["obliges"]
-    assert content.subject_of("Vendor default accounts managed", obliges, "access").id == "change.configuration"
-    assert content.subject_of("Default accounts", "", "access").id == "change.configuration"
-    assert "password manager" not in text(GROCER, "cfo")
+    assert content.subject_of("Vendor default accounts managed", obliges, "access").id == "access.default_accounts"
+    assert content.subject_of("Default accounts", "", "access").id == "access.default_accounts"
+    assert content.subject_of("Secure configuration baselines", "", "change").id == "change.configuration"
+    for persona in ("cfo", "coo", "ciso", "network_admin"):
+        report = text(GROCER, persona)
+        assert "password manager" not in report and "known-good baseline" not in report, persona
 
 
 def test_card_readers_are_argued_as_skimming_targets():
@@ -424,7 +428,7 @@ def test_a_cafes_requirements_are_argued_by_what_they_ask():
     three reports, daily review of security logs as log storage; shared accounts and inbound traffic had no subject."""
     facts = AssessmentFacts.from_submission(CAFE)
     subjects = {r.id: s.id if s else None for r, s in zip(facts.requirements, facts.subjects, strict=True)}
-    assert subjects == {"2.2.2": "change.configuration", "8.2.2": "access.passwords", "8.4.3": "access.mfa",
+    assert subjects == {"2.2.2": "access.default_accounts", "8.2.2": "access.passwords", "8.4.3": "access.mfa",
                         "9.5.1.3": "physical.payment_devices", "10.4.1": "logging.monitoring",
                         "1.3.1": "network.segmentation"}
 
