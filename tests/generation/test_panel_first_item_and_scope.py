@@ -118,3 +118,24 @@ def test_hipaa_breach_notice_timing_is_as_the_rule_says():
     assert "at once" not in text
     told = next(n for n in notes if "Breach Notification Rule's clock" in n)
     assert "more than 500 residents of one state" in told and "end of the calendar year" in told
+
+
+def test_itgc_titles_are_argued_by_their_own_subject():
+    """A held-out SOX assessment (a listed chemicals maker): the payroll and hosting providers' SOC 1 reports were
+    argued as staff reporting incidents, and SAP transports, firefighter IDs and terminated users matched no
+    subject at all, so no reason argued them."""
+    content = load()
+    cases = {
+        "SOC 1 Type 2 reports for the payroll provider and the hosting provider reviewed, CUECs mapped":
+            "vendor.assessment",
+        "SAP transports approved, tested and moved to production by someone other than the developer":
+            "change.change_control",
+        "Emergency firefighter access logged and reviewed": "access.privileged",
+        "Terminated users removed from SAP and Active Directory within two business days": "access.joiners_leavers",
+        "New user access to SAP approved by the role owner": "access.joiners_leavers",
+        "User authentication for external connections": "access.remote",
+        "Reporting information security events": "incident.handling",
+    }
+    for title, subject in cases.items():
+        found = content.subject_of(title, "", "")
+        assert found is not None and found.id == subject, (title, found and found.id)
