@@ -109,6 +109,7 @@ class Framework:
     tier_note: str = ""         # what the tiers mean, with its source
     first_topics: tuple[str, ...] = ()   # topics that lead the work plan for this framework
     unless: tuple[str, ...] = ()   # phrases that name another regime despite an alias ("j sox" is Japan's, not SOX)
+    readers: dict = field(default_factory=dict, hash=False, compare=False)   # {persona id: fields reworded}
     # prefixes partners leave off ("a." for ISO 27001's Annex A, typed "8.15"): tried when the bare id is unknown
     # or its entry's title is further from the partner's title than the prefixed entry's
     implied_prefixes: tuple[str, ...] = ()
@@ -317,11 +318,18 @@ class Persona:
 
     def for_audit(self, over_period: bool) -> Persona:
         """This persona as the framework's audit needs it: itself, or with its `as_of_date` wording."""
-        if over_period or not self.as_of_date:
+        return self if over_period else self.laid_over(self.as_of_date)
+
+    def for_framework(self, framework: Framework | None) -> Persona:
+        """This persona as the framework's pack rewords it for this reader (`Framework.readers`), else itself."""
+        return self.laid_over(framework.readers.get(self.id, {})) if framework else self
+
+    def laid_over(self, changes: dict) -> Persona:
+        """This persona with some fields replaced; a table (angles, done, evidence) replaces only the topics named."""
+        if not changes:
             return self
-        changes = {k: (tuple(v) if isinstance(v, list) else {**getattr(self, k), **v} if isinstance(v, dict) else v)
-                   for k, v in self.as_of_date.items()}
-        return replace(self, **changes)
+        return replace(self, **{k: (tuple(v) if isinstance(v, list) else {**getattr(self, k), **v}
+                                    if isinstance(v, dict) else v) for k, v in changes.items()})
 
 
 @dataclass(frozen=True)
@@ -595,7 +603,7 @@ def _framework(data: dict) -> Framework:
                      implied_prefixes=tuple(p.lower() for p in data["implied_prefixes"]),
                      renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()},
                      conditions=tuple(data["conditions"]),
-                     unless=tuple(padded_words(u) for u in data["unless"]))
+                     unless=tuple(padded_words(u) for u in data["unless"]), readers=data["readers"])
 
 
 def _files(root: Path, folder: str) -> list[Path]:
@@ -662,6 +670,13 @@ def load(root: Path = ROOT) -> Content:
                      **({"owner": e["owner"]} if e["owner"] else {})})
         for iid, e in read(root / "interactions.toml", schemas.InteractionsFileSchema()).items())
     persona_ids = {p.id for _, p in personas}
+    # a framework's rewording of a reader: a known persona, each field as the persona file itself would hold it
+    reader_fields = schemas.PersonaSchema(partial=True)
+    for fw in frameworks.values():
+        for pid, fields_ in fw.readers.items():
+            errors = reader_fields.validate({"id": pid, **fields_})
+            if pid not in persona_ids or errors:
+                raise ContentError(f"frameworks/{fw.key}: readers.{pid}: {errors or 'unknown persona'}")
     for it in interactions:
         unknown = sorted((set(it.met) | set(it.open)) - known) + sorted(set(it.readers) - persona_ids)
         if unknown:

@@ -15,6 +15,11 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 TOPICS = ("access", "logging", "backup", "incident", "vendor", "privacy", "encryption", "hr",
           "governance", "vuln", "network", "physical", "change", "asset", "sdlc")
 RELATIONS = ("decision_maker", "operator", "outside_reader")
+AS_OF_DATE_FIELDS = ("summary", "summary_clean", "insight", "outcome", "measures", "decisions", "questions",
+                     "decisions_clean", "questions_clean", "ask", "ask_clean", "angles", "done", "evidence")
+# What a framework pack may reword for one reader (`readers`): the persona's framing, where the framework changes what
+# the reader answers for (a SOX company's CFO certifies internal control; a breach budget is not the question).
+READER_FIELDS = (*AS_OF_DATE_FIELDS, "title", "title_clean", "position", "assumption", "stake")
 CATEGORIES = ("Executive", "Management", "Operational", "Business", "External")
 FACT_KINDS = (
     # framework packs
@@ -243,6 +248,11 @@ class FrameworkSchema(Schema):
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
+    # a reader's framing reworded for this framework, field by field ({persona id: {field: text or list or table}}),
+    # laid over the persona as its `as_of_date` wording is (`Persona.for_framework`)
+    readers = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z_]+$")),
+                          values=fields.Dict(keys=fields.String(validate=validate.OneOf(READER_FIELDS))),
+                          load_default=dict)
     # phrases that, anywhere in the partner's framework text, name another regime despite an alias ("J-SOX", Japan's
     # internal control reporting, is not the Sarbanes-Oxley Act)
     unless = fields.List(fields.String(validate=validate.Length(min=2, max=60)), load_default=list)
@@ -439,8 +449,6 @@ class GeneralSchema(Schema):
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
 
 
-AS_OF_DATE_FIELDS = ("summary", "summary_clean", "insight", "outcome", "measures", "decisions", "questions",
-                     "decisions_clean", "questions_clean", "ask", "ask_clean", "angles", "done", "evidence")
 
 
 class PersonaSchema(Schema):

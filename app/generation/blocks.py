@@ -747,7 +747,22 @@ def exposure(r: Reading) -> Output:
                 f"{r.fill(r.p.stake)}.", *(r.cite(f) for f in facts[:1]), *cost], []
     if not facts:
         return [*first, f"What a serious incident would mean: {r.fill(r.p.stake)}.", *cost], []
-    return [*first, *(r.cite(f) for f in facts), *cost], []
+    return [*first, *(_borne(r, f) for f in facts), *cost], []
+
+
+def _borne(r: Reading, fact: dict) -> str:
+    """A survey figure about one kind of failure, led by the open requirement it bears on ("Identification of risks
+    related to external parties (05.i) is not met, and what the surveys find about that kind of failure bears on it:
+    supply chain compromise was ..."): panels read such a figure alone under "What is at stake" as a statistic
+    spliced on. Other facts as cited."""
+    topics = FACT_TOPICS.get(fact["kind"], ())
+    bearing = next((i for i in r.f.open_order if main_topic(r.f, i) in topics), None)
+    text = r.cite(fact)
+    if bearing is None:
+        return text
+    status = STATUS_WORD[r.f.requirements[bearing].status]
+    return f"{cap(r.ref(bearing))} is {status}, and what the surveys find about that kind of failure bears on it: " \
+           f"{_lower_first(text, r)}"
 
 
 def scenario(r: Reading) -> Output:

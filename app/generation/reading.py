@@ -253,7 +253,8 @@ class Reading:
     """
 
     def __init__(self, facts: AssessmentFacts, persona: Persona, plan: Plan, methodology: str = "spin"):
-        persona = persona.for_audit(audit_over_period(facts))   # an auditor's words fit the audit's kind
+        # an auditor's words fit the audit's kind, and a framework may reword what the reader answers for
+        persona = persona.for_audit(audit_over_period(facts)).for_framework(facts.framework_pack)
         self.f, self.p, self.plan, self.methodology = facts, persona, plan, methodology
         self.content = load()
         self.relation = persona.relation

@@ -96,3 +96,25 @@ def test_no_text_field_uses_a_placeholder_outside_the_allowed_set():
     facts = AssessmentFacts.from_submission({"framework": "SOC 2", "industry": "Software", "policy": "YES",
                                              "requirements": [{"id": "CC6.1", "title": "Access", "status": "met"}]})
     assert set(slots_for(facts)) == SLOTS
+
+
+def test_a_framework_rewording_a_reader_must_name_a_persona_and_hold_its_fields(content_copy):
+    """`readers` in a framework pack lays fields over a persona (`Persona.for_framework`): an unknown persona, a field
+    the persona has not, or a list too short for the persona's own rules fails at start-up."""
+    path = content_copy / "frameworks" / "ftc_safeguards.toml"
+    original = path.read_text()
+    path.write_text(original + '\n[readers.chief_wizard]\nsummary = "For you, the rule is a budget line."\n')
+    with pytest.raises(ContentError, match=r"frameworks/ftc_safeguards: readers\.chief_wizard"):
+        load.__wrapped__(content_copy)
+    path.write_text(original + '\n[readers.cfo]\nquestions = ["Only one question?"]\n')
+    with pytest.raises(ContentError, match=r"readers\.cfo: .*questions"):
+        load.__wrapped__(content_copy)
+    path.write_text(original + '\n[readers.cfo]\nslogan = "Comply now"\n')
+    with pytest.raises(ContentError, match=r"ftc_safeguards\.toml: readers"):
+        load.__wrapped__(content_copy)
+    path.write_text(original + '\n[readers.cfo]\nsummary = "For you, {framework} is a line in the budget."\n')
+    reworded = load.__wrapped__(content_copy)
+    cfo = next(p for p in reworded.personas if p.id == "cfo")
+    assert cfo.for_framework(reworded.frameworks["ftc_safeguards"]).summary.startswith("For you, {framework} is")
+    assert cfo.for_framework(reworded.frameworks["soc2"]).summary == cfo.summary
+    assert cfo.for_framework(None) is cfo

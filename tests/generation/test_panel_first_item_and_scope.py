@@ -139,3 +139,24 @@ def test_itgc_titles_are_argued_by_their_own_subject():
     for title, subject in cases.items():
         found = content.subject_of(title, "", "")
         assert found is not None and found.id == subject, (title, found and found.id)
+
+
+RCM = {"companyId": "r-1", "framework": "HITRUST r2", "policy": "YES",
+       "industry": "Revenue cycle management services for hospitals, 210 staff", "requirements": [
+           _req("00.a", "Information security management program", "met"),
+           _req("03.b", "Performing risk assessments", "not_met"),
+           _req("05.i", "Identification of risks related to external parties (offshore coding vendor)", "not_met"),
+           _req("09.ab", "Monitoring system use", "not_met"),
+           _req("09.l", "Back-up", "met"),
+           _req("12.c", "Developing and implementing continuity plans including information security", "not_met")]}
+
+
+def test_a_survey_figure_under_what_is_at_stake_names_the_open_item_it_bears_on():
+    """Panel (a HITRUST r2 revenue cycle firm's CEO): "What is at stake" was one IBM statistic on supply chain
+    compromise, spliced on, though the firm's offshore vendor item (05.i) was not met."""
+    report = write(RCM, "ceo_president", "spin")
+    stake = report.split("## What is at stake")[1].split("##")[0]
+    assert "IBM" in stake, stake
+    figure = next(p for p in stake.split("\n\n") if "IBM" in p)
+    assert figure.startswith("Identification of risks related to external parties (offshore coding vendor) (05.i) "
+                             "is not met"), figure
