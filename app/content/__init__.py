@@ -110,6 +110,7 @@ class Framework:
     first_topics: tuple[str, ...] = ()   # topics that lead the work plan for this framework
     unless: tuple[str, ...] = ()   # phrases that name another regime despite an alias ("j sox" is Japan's, not SOX)
     readers: dict = field(default_factory=dict, hash=False, compare=False)   # {persona id: fields reworded}
+    foreign_kinds: frozenset = frozenset()   # industry and general fact kinds that do not bear on this framework
     # prefixes partners leave off ("a." for ISO 27001's Annex A, typed "8.15"): tried when the bare id is unknown
     # or its entry's title is further from the partner's title than the prefixed entry's
     implied_prefixes: tuple[str, ...] = ()
@@ -603,7 +604,8 @@ def _framework(data: dict) -> Framework:
                      implied_prefixes=tuple(p.lower() for p in data["implied_prefixes"]),
                      renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()},
                      conditions=tuple(data["conditions"]),
-                     unless=tuple(padded_words(u) for u in data["unless"]), readers=data["readers"])
+                     unless=tuple(padded_words(u) for u in data["unless"]), readers=data["readers"],
+                     foreign_kinds=frozenset(data["foreign_kinds"]))
 
 
 def _files(root: Path, folder: str) -> list[Path]:

@@ -248,6 +248,9 @@ class FrameworkSchema(Schema):
     # insured gap still shows in the assessor's report", true of a SOC 2 report and a PCI DSS ROC).
     accepted_gap = Text(load_default="")
     strip = fields.List(fields.String(validate=validate.Length(min=1, max=40)), load_default=list)
+    # kinds of industry and general facts that say nothing about this framework's question (a breach's cost is not
+    # what a SOX company's readers weigh: an open ITGC is a deficiency in financial reporting, not a data breach)
+    foreign_kinds = fields.List(fields.String(validate=validate.OneOf(FACT_KINDS)), load_default=list)
     # a reader's framing reworded for this framework, field by field ({persona id: {field: text or list or table}}),
     # laid over the persona as its `as_of_date` wording is (`Persona.for_framework`)
     readers = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z_]+$")),

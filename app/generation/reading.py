@@ -973,11 +973,13 @@ def fact_pools(facts: AssessmentFacts) -> tuple[tuple[dict, ...], ...]:
     small = facts.small
     listed = (_business_word(facts.industry, ind) == "business" and not MEMBER_OWNED.search(facts.industry or "")
               and not small)
+    foreign = fw.foreign_kinds if fw else frozenset()   # kinds that do not bear on the framework's question
     general = tuple(f for f in load().general_facts if (listed or f["kind"] not in SHARE_MARKET_KINDS)
-                    and not (small and f["kind"] in AVERAGE_KINDS))
+                    and not (small and f["kind"] in AVERAGE_KINDS) and f["kind"] not in foreign)
     def here(fact: dict) -> bool:   # not ruled out by the industry (`unless_industry`)
         return not any(f" {w}" in industry for w in fact.get("unless_industry") or ())
-    pack = [f for f in (ind.facts if ind else ()) if here(f) and not (small and f["kind"] in AVERAGE_KINDS)]
+    pack = [f for f in (ind.facts if ind else ()) if here(f) and not (small and f["kind"] in AVERAGE_KINDS)
+            and f["kind"] not in foreign]
     sector = tuple(f for f in pack if f.get("when_industry") and any(f" {w}" in industry for w in f["when_industry"])
                    and fits(f, framework + industry))
     rest = tuple(f for f in pack if not f.get("when_industry") and fits(f, framework + industry))

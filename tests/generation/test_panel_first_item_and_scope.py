@@ -160,3 +160,33 @@ def test_a_survey_figure_under_what_is_at_stake_names_the_open_item_it_bears_on(
     figure = next(p for p in stake.split("\n\n") if "IBM" in p)
     assert figure.startswith("Identification of risks related to external parties (offshore coding vendor) (05.i) "
                              "is not met"), figure
+
+
+SOX = {"companyId": "s-1", "framework": "SOX 404 ITGC", "policy": "YES",
+       "industry": "Specialty chemicals manufacturer, NASDAQ-listed, 640 employees", "requirements": [
+           _req("ITGC-AC-03", "Terminated users removed from SAP and Active Directory within two business days",
+                "not_met"),
+           _req("ITGC-AC-04", "Privileged (SAP_ALL, DBA, domain admin) access restricted and activity reviewed",
+                "not_met"),
+           _req("ITGC-AC-05", "Segregation of duties conflicts in SAP (create vendor / post invoice / release payment) "
+                              "monitored", "partially_met"),
+           _req("ITGC-CM-01", "SAP transports approved, tested and moved to production by someone other than the "
+                              "developer", "partially_met"),
+           _req("ITGC-SO-01", "SOC 1 Type 2 reports for the payroll provider reviewed, CUECs mapped", "not_met"),
+           _req("ITGC-OP-02", "Backups of SAP performed and restore tested", "met")]}
+
+
+def test_sox_readers_weigh_financial_reporting_not_a_data_breach():
+    """Panel (a NASDAQ-listed chemicals maker's CFO, board member and external auditor, SOX ITGC): every report
+    read as a cyber-breach template, with breach costs and cyber insurance, and none spoke of certifications,
+    material weakness or the audit committee."""
+    for persona, methodology in (("cfo", "spin"), ("board_member", "meddpicc"), ("ceo_president", "challenger"),
+                                 ("investor", "spin")):
+        report = write(SOX, persona, methodology)
+        assert "cost of a data breach" not in report and "cyber insurance" not in report.lower(), (persona, report)
+        assert re.search(r"certif|material weakness|audit committee", report), persona
+    cfo = write(SOX, "cfo", "spin")
+    assert "certif" in cfo.splitlines()[0].lower(), cfo.splitlines()[0]
+    # the same reader under another framework keeps the persona's own framing
+    soc2 = write({**PAYMENTS, "framework": "SOC 2 Type II"}, "cfo", "spin")
+    assert "sits between two costs" in soc2
