@@ -111,6 +111,7 @@ class Framework:
     unless: tuple[str, ...] = ()   # phrases that name another regime despite an alias ("j sox" is Japan's, not SOX)
     readers: dict = field(default_factory=dict, hash=False, compare=False)   # {persona id: fields reworded}
     foreign_kinds: frozenset = frozenset()   # industry and general fact kinds that do not bear on this framework
+    scenarios: dict = field(default_factory=dict, hash=False, compare=False)   # {topic: incident}, over the industry's
     # prefixes partners leave off ("a." for ISO 27001's Annex A, typed "8.15"): tried when the bare id is unknown
     # or its entry's title is further from the partner's title than the prefixed entry's
     implied_prefixes: tuple[str, ...] = ()
@@ -605,7 +606,7 @@ def _framework(data: dict) -> Framework:
                      renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()},
                      conditions=tuple(data["conditions"]),
                      unless=tuple(padded_words(u) for u in data["unless"]), readers=data["readers"],
-                     foreign_kinds=frozenset(data["foreign_kinds"]))
+                     foreign_kinds=frozenset(data["foreign_kinds"]), scenarios=dict(data["scenarios"]))
 
 
 def _files(root: Path, folder: str) -> list[Path]:

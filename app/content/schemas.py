@@ -251,6 +251,9 @@ class FrameworkSchema(Schema):
     # kinds of industry and general facts that say nothing about this framework's question (a breach's cost is not
     # what a SOX company's readers weigh: an open ITGC is a deficiency in financial reporting, not a data breach)
     foreign_kinds = fields.List(fields.String(validate=validate.OneOf(FACT_KINDS)), load_default=list)
+    # incident scenarios by topic that replace the industry's where the framework's incident is of another kind (a SOX
+    # company's is a misstatement nobody caught, not a stopped line)
+    scenarios = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), load_default=dict)
     # a reader's framing reworded for this framework, field by field ({persona id: {field: text or list or table}}),
     # laid over the persona as its `as_of_date` wording is (`Persona.for_framework`)
     readers = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z_]+$")),

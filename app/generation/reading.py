@@ -406,7 +406,7 @@ class Reading:
         organization cannot show which records were touched, ..., the next audit finds it" reads as no event at all
         (panel, 2026-11-27). Operators and management keep the short form: a long scenario shared by more readers
         would read as the same paragraph in every report."""
-        scenario = self.industry.scenarios.get(topic.id) if self.industry else None
+        scenario = scenarios_of(self.f).get(topic.id)
         if scenario and scenario_allotment(self.f, self.methodology).get(self.p.id) == topic.id:
             return self.fill(scenario)
         return self.fill(topic.risk)
@@ -745,6 +745,13 @@ def _belied(facts: AssessmentFacts, scenario: str) -> bool:
     return bool(copies) and all(status == "met" for status in copies)
 
 
+def scenarios_of(facts: AssessmentFacts) -> dict[str, str]:
+    """The incident scenarios readers are told, by topic: the framework pack's own where it has them (a SOX company's
+    incident is a misstatement, not a stopped line), else the industry pack's."""
+    fw, ind = facts.framework_pack, facts.industry_pack
+    return fw.scenarios if fw and fw.scenarios else ind.scenarios if ind else {}
+
+
 def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dict[str, str]:
     """Which reader tells which of the industry's incident scenarios, once per run: {persona: topic}. A scenario is a
     long, particular paragraph; told to every reader whose first open area shares it, it read as the same paragraph
@@ -753,7 +760,7 @@ def scenario_allotment(facts: AssessmentFacts, methodology: str = "spin") -> dic
     outside readers, who weigh the loss, tell their first again (the industry's events read better twice than not at
     all), and sales and marketing the topic's short risk, as operators and management always do."""
     def allot():
-        scenarios = facts.industry_pack.scenarios if facts.industry_pack else {}
+        scenarios = scenarios_of(facts)
         if not scenarios:
             return {}
         readings = _allotting(facts, methodology)

@@ -190,3 +190,19 @@ def test_sox_readers_weigh_financial_reporting_not_a_data_breach():
     # the same reader under another framework keeps the persona's own framing
     soc2 = write({**PAYMENTS, "framework": "SOC 2 Type II"}, "cfo", "spin")
     assert "sits between two costs" in soc2
+
+
+def test_a_sox_incident_is_a_misstatement_and_no_open_itgc_is_accepted_away():
+    """Panel (the same SOX case): a chemicals plant's stopped line was told as the incident, and the board was
+    offered "Accept: in writing" for an open ITGC, which the auditor grades whatever is decided."""
+    manufacturer = {**SOX, "industry": "Specialty chemicals manufacturer, NASDAQ-listed, 640 employees"}
+    for persona, methodology in (("board_member", "meddpicc"), ("external_auditor", "challenger"),
+                                 ("ceo_president", "spin")):
+        report = write(manufacturer, persona, methodology)
+        assert not re.search(r"controller logic|machine parameters|production line|running line", report), persona
+        assert "Accept: in writing" not in report, persona
+    board = write(manufacturer, "board_member", "meddpicc")
+    assert "Accept: not open, since the auditor grades an open ITGC" in board
+    # the same manufacturer under ISO 27001 keeps its plant's scenarios and the usual route
+    iso = write({**manufacturer, "framework": "ISO 27001"}, "board_member", "meddpicc")
+    assert "Accept: not open, since the auditor" not in iso
