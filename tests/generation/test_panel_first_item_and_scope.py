@@ -202,7 +202,7 @@ def test_a_sox_incident_is_a_misstatement_and_no_open_itgc_is_accepted_away():
         assert not re.search(r"controller logic|machine parameters|production line|running line", report), persona
         assert "Accept: in writing" not in report, persona
     board = write(manufacturer, "board_member", "meddpicc")
-    assert "Accept: not open, since the auditor grades an open ITGC" in board
+    assert "Accept: not open; auditors grade it regardless" in board
     # the same manufacturer under ISO 27001 keeps its plant's scenarios and the usual route
     iso = write({**manufacturer, "framework": "ISO 27001"}, "board_member", "meddpicc")
-    assert "Accept: not open, since the auditor" not in iso
+    assert "Accept: not open; auditors grade" not in iso
