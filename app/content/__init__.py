@@ -112,6 +112,7 @@ class Framework:
     readers: dict = field(default_factory=dict, hash=False, compare=False)   # {persona id: fields reworded}
     foreign_kinds: frozenset = frozenset()   # industry and general fact kinds that do not bear on this framework
     scenarios: dict = field(default_factory=dict, hash=False, compare=False)   # {topic: incident}, over the industry's
+    reasons: dict = field(default_factory=dict, hash=False, compare=False)   # {subject: {lens: reason}}, over its own
     # prefixes partners leave off ("a." for ISO 27001's Annex A, typed "8.15"): tried when the bare id is unknown
     # or its entry's title is further from the partner's title than the prefixed entry's
     implied_prefixes: tuple[str, ...] = ()
@@ -606,7 +607,8 @@ def _framework(data: dict) -> Framework:
                      renumbered={k.lower(): tuple(v.lower() for v in vs) for k, vs in data["renumbered"].items()},
                      conditions=tuple(data["conditions"]),
                      unless=tuple(padded_words(u) for u in data["unless"]), readers=data["readers"],
-                     foreign_kinds=frozenset(data["foreign_kinds"]), scenarios=dict(data["scenarios"]))
+                     foreign_kinds=frozenset(data["foreign_kinds"]), scenarios=dict(data["scenarios"]),
+                     reasons={sid: dict(lenses) for sid, lenses in data["reasons"].items()})
 
 
 def _files(root: Path, folder: str) -> list[Path]:
@@ -680,6 +682,9 @@ def load(root: Path = ROOT) -> Content:
             errors = reader_fields.validate({"id": pid, **fields_})
             if pid not in persona_ids or errors:
                 raise ContentError(f"frameworks/{fw.key}: readers.{pid}: {errors or 'unknown persona'}")
+    for fw in frameworks.values():
+        if set(fw.reasons) - known:
+            raise ContentError(f"frameworks/{fw.key}: reasons: unknown subjects {sorted(set(fw.reasons) - known)}")
     for it in interactions:
         unknown = sorted((set(it.met) | set(it.open)) - known) + sorted(set(it.readers) - persona_ids)
         if unknown:

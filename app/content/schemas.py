@@ -15,6 +15,9 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 TOPICS = ("access", "logging", "backup", "incident", "vendor", "privacy", "encryption", "hr",
           "governance", "vuln", "network", "physical", "change", "asset", "sdlc")
 RELATIONS = ("decision_maker", "operator", "outside_reader")
+# the kinds of reason a subject gives (subjects.toml), one sentence each
+REASON_LENSES = ("risk", "impact", "liability", "evidence", "cost", "operations", "oversight", "customers", "people",
+                 "recovery")
 AS_OF_DATE_FIELDS = ("summary", "summary_clean", "insight", "outcome", "measures", "decisions", "questions",
                      "decisions_clean", "questions_clean", "ask", "ask_clean", "angles", "done", "evidence")
 # What a framework pack may reword for one reader (`readers`): the persona's framing, where the framework changes what
@@ -251,6 +254,11 @@ class FrameworkSchema(Schema):
     # kinds of industry and general facts that say nothing about this framework's question (a breach's cost is not
     # what a SOX company's readers weigh: an open ITGC is a deficiency in financial reporting, not a data breach)
     foreign_kinds = fields.List(fields.String(validate=validate.OneOf(FACT_KINDS)), load_default=list)
+    # subjects' reasons reworded for this framework ({subject id: {lens: sentence}}), where the subject's own reason
+    # argues the wrong stake (a SOX company's privileged access is about the auditor's reliance, not a server rebuild)
+    reasons = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")),
+                          values=fields.Dict(keys=fields.String(validate=validate.OneOf(REASON_LENSES)), values=Text()),
+                          load_default=dict)
     # incident scenarios by topic that replace the industry's where the framework's incident is of another kind (a SOX
     # company's is a misstatement nobody caught, not a stopped line)
     scenarios = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), load_default=dict)

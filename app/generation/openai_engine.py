@@ -32,7 +32,7 @@ from .grounding import GroundingError, check_grounding
 from .negotiation import Limiter, Negotiator, extract_json
 from .plan import main_topic, work_plan
 from .pricing import MONEY_READERS, basis_sentence, money
-from .reading import infos_of, reason_order, slots_for, subjects_of, why_first
+from .reading import infos_of, reason_of, reason_order, slots_for, subjects_of, why_first
 from .template_engine import TemplateEngine, appendix, basis, reading_for
 from .wording import plural
 
@@ -136,7 +136,7 @@ def _reason_lines(r) -> list[str]:
     lines = []
     for i in (i for g in r.groups for i in g.indices):
         if subjects[i] is not None:
-            lines.append(f"- {r.short(i)}: {r.fill(getattr(subjects[i], kind))}")
+            lines.append(f"- {r.short(i)}: {r.fill(reason_of(r.f, subjects[i], kind))}")
         if infos[i] and infos[i].get("matters"):
             lines.append(f"- {r.short(i)}, under {r.slots['framework']}'s own rules: {r.fill(infos[i]['matters'])}")
     return lines

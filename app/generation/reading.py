@@ -485,7 +485,7 @@ class Reading:
         lens = next((name for name in ("industry", *LENSES) if allotted.get((sub.id, name)) == (self.p.id, i)), None)
         if lens == "industry":
             return self.fill(self.industry.subject_notes[sub.id]), None, lens
-        return (self.fill(getattr(sub, lens)), None, lens) if lens else None
+        return (self.fill(reason_of(self.f, sub, lens)), None, lens) if lens else None
 
     def interactions(self) -> list[str]:
         """What two of the assessment's requirements mean together, for the interactions the run gave this
@@ -743,6 +743,13 @@ def _belied(facts: AssessmentFacts, scenario: str) -> bool:
     copies = [r.status for r, s in zip(facts.requirements, facts.subjects, strict=True)
               if s and s.id == "backup.copies"]
     return bool(copies) and all(status == "met" for status in copies)
+
+
+def reason_of(facts: AssessmentFacts, subject: Subject, lens: str) -> str:
+    """Why a subject matters in one kind of reason: the framework pack's own wording where it has one (under SOX,
+    excess privileged access is a reliance problem for the auditor, not a server rebuild), else the subject's."""
+    fw = facts.framework_pack
+    return (fw.reasons.get(subject.id, {}).get(lens) if fw else None) or getattr(subject, lens)
 
 
 def scenarios_of(facts: AssessmentFacts) -> dict[str, str]:

@@ -118,3 +118,10 @@ def test_a_framework_rewording_a_reader_must_name_a_persona_and_hold_its_fields(
     assert cfo.for_framework(reworded.frameworks["ftc_safeguards"]).summary.startswith("For you, {framework} is")
     assert cfo.for_framework(reworded.frameworks["soc2"]).summary == cfo.summary
     assert cfo.for_framework(None) is cfo
+
+
+def test_a_framework_rewording_a_reason_must_name_a_known_subject(content_copy):
+    path = content_copy / "frameworks" / "ftc_safeguards.toml"
+    path.write_text(path.read_text() + '\n[reasons."access.telepathy"]\ncost = "Mind-reading is cheap."\n')
+    with pytest.raises(ContentError, match=r"frameworks/ftc_safeguards: reasons: unknown subjects"):
+        load.__wrapped__(content_copy)

@@ -206,3 +206,19 @@ def test_a_sox_incident_is_a_misstatement_and_no_open_itgc_is_accepted_away():
     # the same manufacturer under ISO 27001 keeps its plant's scenarios and the usual route
     iso = write({**manufacturer, "framework": "ISO 27001"}, "board_member", "meddpicc")
     assert "Accept: not open; auditors grade" not in iso
+
+
+def test_sox_items_are_argued_by_what_they_do_to_financial_reporting():
+    """Panel (the same SOX case): privileged access was argued as "rebuilding servers ... after a full takeover" and
+    change control as "service credits after failed releases"; the pack's `reasons` reword those subjects' reasons."""
+    from app.content.schemas import REASON_LENSES
+    pack = load().frameworks["sox_itgc"]
+    assert {"access.privileged", "change.change_control"} <= set(pack.reasons)
+    assert all(set(lenses) <= set(REASON_LENSES) for lenses in pack.reasons.values())
+    readers = ("cfo", "ceo_president", "investor", "board_member", "internal_auditor")
+    reports = " ".join(write(SOX, p, m) for p in readers for m in ("spin", "challenger"))
+    assert not re.search(r"full takeover|service credits|rebuilding servers|encrypted servers, erased backups", reports)
+    assert "substantive testing" in reports
+    # the subject's own reasons still argue the same items under another framework
+    iso = " ".join(write({**SOX, "framework": "ISO 27001"}, p, "spin") for p in ("cfo", "ceo_president"))
+    assert "auditor charges for when it cannot rely" not in iso
