@@ -318,6 +318,7 @@ class Persona:
     # or CMMC assessment) rather than on a period of operation (a SOC 2 Type 2 report); angles, done and evidence
     # replace only the topics they name.
     as_of_date: dict = field(default_factory=dict, hash=False, compare=False)
+    deliverable_lead: str = ""   # a framework's lead into what open items mean for its document ("" for the default)
 
     def for_audit(self, over_period: bool) -> Persona:
         """This persona as the framework's audit needs it: itself, or with its `as_of_date` wording."""
@@ -682,7 +683,6 @@ def load(root: Path = ROOT) -> Content:
             errors = reader_fields.validate({"id": pid, **fields_})
             if pid not in persona_ids or errors:
                 raise ContentError(f"frameworks/{fw.key}: readers.{pid}: {errors or 'unknown persona'}")
-    for fw in frameworks.values():
         if set(fw.reasons) - known:
             raise ContentError(f"frameworks/{fw.key}: reasons: unknown subjects {sorted(set(fw.reasons) - known)}")
     for it in interactions:

@@ -15,14 +15,15 @@ from marshmallow import Schema, ValidationError, fields, post_load, validate, va
 TOPICS = ("access", "logging", "backup", "incident", "vendor", "privacy", "encryption", "hr",
           "governance", "vuln", "network", "physical", "change", "asset", "sdlc")
 RELATIONS = ("decision_maker", "operator", "outside_reader")
-# the kinds of reason a subject gives (subjects.toml), one sentence each
+# the kinds of reason a subject gives (subjects.toml), one sentence each, in the order readers fall back on them
 REASON_LENSES = ("risk", "impact", "liability", "evidence", "cost", "operations", "oversight", "customers", "people",
                  "recovery")
 AS_OF_DATE_FIELDS = ("summary", "summary_clean", "insight", "outcome", "measures", "decisions", "questions",
                      "decisions_clean", "questions_clean", "ask", "ask_clean", "angles", "done", "evidence")
 # What a framework pack may reword for one reader (`readers`): the persona's framing, where the framework changes what
 # the reader answers for (a SOX company's CFO certifies internal control; a breach budget is not the question).
-READER_FIELDS = (*AS_OF_DATE_FIELDS, "title", "title_clean", "position", "assumption", "stake")
+READER_FIELDS = (*AS_OF_DATE_FIELDS, "title", "title_clean", "position", "assumption", "stake", "deliverable_lead")
+_SUBJECT_ID = validate.Regexp(r"^[a-z]+\.[a-z_]+$")   # a subject id ("access.mfa")
 CATEGORIES = ("Executive", "Management", "Operational", "Business", "External")
 FACT_KINDS = (
     # framework packs
@@ -256,7 +257,7 @@ class FrameworkSchema(Schema):
     foreign_kinds = fields.List(fields.String(validate=validate.OneOf(FACT_KINDS)), load_default=list)
     # subjects' reasons reworded for this framework ({subject id: {lens: sentence}}), where the subject's own reason
     # argues the wrong stake (a SOX company's privileged access is about the auditor's reliance, not a server rebuild)
-    reasons = fields.Dict(keys=fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")),
+    reasons = fields.Dict(keys=fields.String(validate=_SUBJECT_ID),
                           values=fields.Dict(keys=fields.String(validate=validate.OneOf(REASON_LENSES)), values=Text()),
                           load_default=dict)
     # incident scenarios by topic that replace the industry's where the framework's incident is of another kind (a SOX
@@ -307,7 +308,6 @@ class FrameworkSchema(Schema):
             raise ValidationError("tiers need at least two designations and a tier_note", "tier_term")
 
 
-_NOTE_KEY = validate.Regexp(r"^[a-z]+\.[a-z_]+$")
 
 
 class VariantSchema(Schema):
@@ -334,7 +334,7 @@ class VariantSchema(Schema):
     drop = fields.List(fields.String(validate=validate.Length(min=1, max=60)), load_default=list)
     # another pack whose notes and scenarios this kind of organization takes instead of its own pack's
     notes_from = fields.String(validate=validate.Regexp(r"^[a-z0-9_]+$"))
-    subject_notes = fields.Dict(keys=fields.String(validate=_NOTE_KEY), values=Text(), load_default=dict)
+    subject_notes = fields.Dict(keys=fields.String(validate=_SUBJECT_ID), values=Text(), load_default=dict)
     scenarios = fields.Dict(keys=fields.String(validate=validate.OneOf(TOPICS)), values=Text(), load_default=dict)
 
 
@@ -359,7 +359,7 @@ class IndustrySchema(Schema):
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
     # What a control subject (subjects.toml: "access.passwords") means in this industry, one sentence each: the
     # reason a report gives first for a requirement of that subject (`lens_allotment`, kind "industry").
-    subject_notes = fields.Dict(keys=fields.String(validate=_NOTE_KEY), values=Text(), load_default=dict)
+    subject_notes = fields.Dict(keys=fields.String(validate=_SUBJECT_ID), values=Text(), load_default=dict)
     # How a serious incident typically starts in this industry when a topic's controls are open, as a clause that
     # reads after "If ..." and after "What a serious incident would mean: ..." ("a point-of-sale integrator's shared
     # remote-support password lets an intruder plant card-scraping malware at every site"): the report's scenario
@@ -377,7 +377,7 @@ class SubjectSchema(Schema):
     weak_terms = fields.List(fields.String(validate=validate.Length(min=2, max=60)), load_default=list)
     # Subjects this one beats whenever one of its own terms is in the title, however the counts fall: the
     # title's action ("log review") decides over its object ("audit logs").
-    outranks = fields.List(fields.String(validate=validate.Regexp(r"^[a-z]+\.[a-z_]+$")), load_default=list)
+    outranks = fields.List(fields.String(validate=_SUBJECT_ID), load_default=list)
     risk = Text(required=True)
     impact = Text(required=True)
     liability = Text(required=True)
@@ -417,7 +417,6 @@ class SubjectsFileSchema(Schema):
 
 # An interaction's text names its requirements with their own statuses (interactions.toml).
 INTERACTION_SLOTS = SLOTS | {"met", "open", "open2", "open_status", "open2_status", "open_gap"}
-_SUBJECT_ID = validate.Regexp(r"^[a-z]+\.[a-z_]+$")
 
 
 class InteractionSchema(Schema):
@@ -463,8 +462,6 @@ class GeneralSchema(Schema):
     facts = fields.List(fields.Nested(FactSchema), required=True, validate=validate.Length(min=1))
 
 
-
-
 class PersonaSchema(Schema):
     id = fields.String(required=True, validate=validate.Regexp(r"^[a-z_]+$"))
     label = fields.String(required=True, validate=_text)
@@ -503,6 +500,9 @@ class PersonaSchema(Schema):
     # for an ask about one workstream ("tier every supplier ...", "approve two legal workstreams ..."), where the
     # first item of the plan is often not one the ask is about
     ask_names_first = fields.Boolean(load_default=True)
+    # how the findings lead into what open items mean for the document outsiders read, where a framework words it
+    # for this reader (`[readers.cfo]` in sox_itgc.toml); "" for the reader's own lead (blocks.DELIVERABLE_LEAD)
+    deliverable_lead = Text(load_default="")
     # wording for an audit that concludes as of a date, not on a period (see `Persona.for_audit`)
     as_of_date = fields.Dict(keys=fields.String(validate=validate.OneOf(AS_OF_DATE_FIELDS)), load_default=dict)
 

@@ -633,18 +633,6 @@ DELIVERABLE_LEAD = {
 }
 
 
-# Where the document is not what customers read: a SOX company's open ITGCs reach what its CEO and CFO certify and
-# what its auditor concludes, not revenue and renewals.
-DELIVERABLE_LEAD_BY_FRAMEWORK = {
-    ("cfo", "sox_itgc"): "For you, the open items reach what you certify each quarter and what the auditor concludes",
-    ("ceo_president", "sox_itgc"): "What you certify with the CFO each quarter rests on controls like these",
-    ("board_member", "sox_itgc"): "What the audit committee hears, and what the annual report must disclose, rests "
-                                  "on how these items are weighed",
-    ("investor", "sox_itgc"): "For value, the open items count in what the annual report must disclose about "
-                              "internal control",
-}
-
-
 def _as_one(text: str) -> str:
     """Sentences joined into one, so a lead clause carries the whole note."""
     parts = [s.strip().rstrip(".") for s in re.split(r"(?<=\.)\s+(?=[A-Z])", text.strip()) if s.strip()]
@@ -663,7 +651,8 @@ def _deliverable_note(r: Reading) -> str | None:
         note = r.framework.open_items_mean_as_of   # a SOC 2 Type 1 report has no period and no tests of operation
     if not note:
         return None
-    lead = r.fill(DELIVERABLE_LEAD_BY_FRAMEWORK.get((r.p.id, r.framework.key), DELIVERABLE_LEAD[r.p.id]))
+    # a framework may word the lead for this reader (a SOX company's CFO certifies; revenue is not the point)
+    lead = r.fill(r.p.deliverable_lead or DELIVERABLE_LEAD[r.p.id])
     scored = score_clause(r.f)
     if scored:
         # The rule applied to this assessment's open items (with what no status means for award) stands in for
@@ -760,9 +749,8 @@ def _borne(r: Reading, fact: dict) -> str:
     text = r.cite(fact)
     if bearing is None:
         return text
-    status = STATUS_WORD[r.f.requirements[bearing].status]
-    return f"{cap(r.ref(bearing))} is {status}, and what the surveys find about that kind of failure bears on it: " \
-           f"{_lower_first(text, r)}"
+    return f"{cap(r.item_clause(bearing, with_obligation=False))}, and what the surveys find about that kind of " \
+           f"failure bears on it: {_lower_first(text, r)}"
 
 
 def scenario(r: Reading) -> Output:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..content import TOPICS, Persona, Plan, Subject, Topic, load, padded_words
+from ..content.schemas import REASON_LENSES
 from .facts import AssessmentFacts
 from .plan import POLICY_SUBJECT, main_topic, tier_ranks, work_plan
 from .wording import join, plural
@@ -25,8 +26,7 @@ MAX_FACTS = 3        # sourced facts quoted in one report
 LENS_REASONS = 3     # requirements argued by their subject's reason (not the reader's own angle) in one report
 # A subject's reasons, one per kind (app/content/subjects.toml), each read by one reader per run (`lens_allotment`):
 # readers take the kinds in their own order of interest and fall back to the next where a kind is taken.
-LENSES = ("risk", "impact", "liability", "evidence", "cost", "operations", "oversight", "customers", "people",
-          "recovery")
+LENSES = REASON_LENSES
 _FIRST = {   # the kinds a reader wants first; the other kinds follow in LENSES order
     # an investor weighs what a loss does to the business before how directors oversee it ("board members should
     # expect ..." read as board text pasted into an investor's report)
